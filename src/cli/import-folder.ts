@@ -1,0 +1,63 @@
+import { MAX_IMPORT_BATCH, type ImportBatchResult, type ImportedFile, type NotesService } from '../domains/notes/index.ts';
+import type { Actor } from '../kernel/principal.ts';
+import { createProgress } from './progress.ts';
+import { listVaultFolder, readNoteFile } from './vault-folder.ts';
+
+/** Everything an import did, including what it did not import and why. */
+export interface ImportReport extends ImportBatchResult {
+  notes: number;
+  canvases: number;
+  attachments: number;
+  hidden: number;
+  symlinks: number;
+  dryRun: boolean;
+}
+
+// Small enough to keep each transaction short (PGlite runs queries on the event loop), large enough to amortize.
+const BATCH_SIZE = 250;
+
+/**
+ * Imports the notes of an Obsidian-style folder into a hosted vault, batch by batch. Canvases, attachments,
+ * hidden entries and symbolic links are counted and reported, not imported. Re-running with the same folder
+ * reports every note unchanged.
+ */
+export async function importFolder(
+  notes: NotesService,
+  actor: Actor,
+  mappingId: string,
+  dir: string,
+  options: { dryRun?: boolean; progress?: boolean } = {},
+): Promise<ImportReport> {
+  const entries = await listVaultFolder(dir);
+  const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
+  const notePaths = entries.filter((e) => e.kind === 'note').map((e) => e.path);
+  const report: ImportReport = {
+    notes: notePaths.length,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    rejected: [],
+    canvases: count('canvas'),
+    attachments: count('attachment'),
+    hidden: count('hidden'),
+    symlinks: count('symlink'),
+    dryRun: options.dryRun ?? false,
+  };
+  const progress = options.progress ? createProgress('Importing', notePaths.length) : undefined;
+  for (let start = 0; start < notePaths.length; start += Math.min(BATCH_SIZE, MAX_IMPORT_BATCH)) {
+    const batch: ImportedFile[] = [];
+    for (const path of notePaths.slice(start, start + BATCH_SIZE)) {
+      const content = await readNoteFile(dir, path);
+      if (content === undefined) report.rejected.push({ path, code: 'invalid_request', reason: 'not valid UTF-8' });
+      else batch.push({ path, content });
+    }
+    const result = await notes.importNotes(actor, mappingId, batch, { dryRun: report.dryRun });
+    report.created += result.created;
+    report.updated += result.updated;
+    report.unchanged += result.unchanged;
+    report.rejected.push(...result.rejected);
+    progress?.update(Math.min(start + BATCH_SIZE, notePaths.length));
+  }
+  progress?.finish();
+  return report;
+}

@@ -1,0 +1,154 @@
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config.ts';
+import { DataDirLockedError } from '../db/data-dir-lock.ts';
+import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
+import { isKgateError } from '../kernel/errors.ts';
+import { bootstrap } from './bootstrap-command.ts';
+import { exportFolder } from './export-folder.ts';
+import { importFolder } from './import-folder.ts';
+import { operatorFor, withRuntime } from './runtime.ts';
+import { serveCommand } from './serve-command.ts';
+import { accountCommand, tokenCommand } from './account-commands.ts';
+
+const USAGE = `kgate: hosted knowledge gateway
+
+Usage:
+  kgate serve                                   run the gateway (what npm start runs)
+  kgate admin bootstrap [--email E] [--password P] [--empty] [--json]
+                                                create the owner, a workspace, a demo vault and a token
+  kgate admin account --email E [--suspend | --reactivate] [--plan free|developer|team]
+  kgate token list|create|rotate|revoke [--email E] [--name N] [--id ID] [--json]
+  kgate import DIR --mapping ID [--dry-run] [--json]
+  kgate export --mapping ID DIR [--force] [--json]
+
+Configuration comes from the environment: PORT, KGATE_BASE_URL, KGATE_DATA_DIR, DATABASE_URL, ... (see README).
+`;
+
+/** Thrown for wrong command-line usage; exits 2. */
+export class UsageError extends Error {}
+
+function print(json: boolean, value: unknown, human: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+async function importCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { mapping: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
+  });
+  const dir = positionals[0];
+  if (!dir || !values.mapping || positionals.length > 1) throw new UsageError('usage: kgate import DIR --mapping ID');
+  const report = await withRuntime('kgate import', async ({ services }) =>
+    importFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, dir, {
+      dryRun: values['dry-run'] ?? false,
+      progress: !values.json,
+    }),
+  );
+  const lines = [
+    `${report.dryRun ? 'Would import' : 'Imported'} ${report.notes} notes: ${report.created} created, ` +
+      `${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected.`,
+    `Not imported: ${report.canvases} canvases, ${report.attachments} attachments, ` +
+      `${report.hidden} hidden entries, ${report.symlinks} symbolic links.`,
+    ...report.rejected.map((r) => `  rejected ${r.path}: ${r.reason} (${r.code})`),
+  ];
+  print(values.json ?? false, report, lines.join('\n'));
+  return report.rejected.length > 0 ? 1 : 0;
+}
+
+async function exportCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { mapping: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
+  });
+  const dir = positionals[0];
+  if (!dir || !values.mapping || positionals.length > 1) throw new UsageError('usage: kgate export --mapping ID DIR');
+  const result = await withRuntime('kgate export', async ({ services }) =>
+    exportFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, dir, {
+      force: values.force ?? false,
+      progress: !values.json,
+    }),
+  );
+  print(values.json ?? false, result, `Exported ${result.notes} notes (${result.bytes} bytes) to ${dir}.`);
+  return 0;
+}
+
+async function bootstrapCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      empty: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+  });
+  const output = await withRuntime('kgate admin bootstrap', ({ config, services }) =>
+    bootstrap(config, services, {
+      ...(values.email ? { email: values.email } : {}),
+      ...(values.password ? { password: values.password } : {}),
+      empty: values.empty ?? false,
+    }),
+  );
+  const human = [
+    `Account ${values.email ?? DEFAULT_OWNER_EMAIL} (${output.accountId})${output.created.account ? ' created' : ''}`,
+    `Workspace ${output.workspaceId}, vault ${output.vaultId}, mapping ${output.mappingId}`,
+    `Token (shown once): ${output.token}`,
+    `MCP URL: ${output.mcpUrl}`,
+  ].join('\n');
+  print(values.json ?? false, output, human);
+  return 0;
+}
+
+/** Runs the `kgate` command line; resolves with the process exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serveCommand();
+      case 'admin':
+        if (sub === 'bootstrap') return await bootstrapCommand(rest);
+        if (sub === 'account') return await accountCommand(rest);
+        throw new UsageError(`unknown admin command: ${sub ?? '(none)'}`);
+      case 'token':
+        return await tokenCommand(sub, rest);
+      case 'import':
+        return await importCommand(argv.slice(1));
+      case 'export':
+        return await exportCommand(argv.slice(1));
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command: ${command}`);
+    }
+  } catch (error) {
+    return reportFailure(error);
+  }
+}
+
+function reportFailure(error: unknown): number {
+  if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    process.stderr.write(`kgate: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (error instanceof ConfigError) {
+    process.stderr.write(`kgate: ${error.message}\n`);
+    return 78;
+  }
+  if (error instanceof DataDirLockedError) {
+    process.stderr.write(`kgate: ${error.message}\n`);
+    return 75;
+  }
+  if (isKgateError(error)) {
+    process.stderr.write(`kgate: ${error.message} (${error.code})\n`);
+    return 1;
+  }
+  process.stderr.write(`kgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 1;
+}

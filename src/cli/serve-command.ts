@@ -1,0 +1,47 @@
+import { loadConfig } from '../config.ts';
+import { createServices, openDatabase, startGateway } from '../main.ts';
+import { createLogger } from '../logger.ts';
+import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
+import { bootstrap, firstStartBanner } from './bootstrap-command.ts';
+
+/**
+ * `kgate serve`: opens the database, bootstraps an empty embedded installation (printing its token once), starts
+ * the gateway, and stops gracefully on SIGTERM or SIGINT: in-flight requests finish, then the database closes.
+ * Resolves with the exit code when the server has stopped.
+ */
+export async function serveCommand(): Promise<number> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const opened = await openDatabase(config, 'kgate serve');
+  let banner: string | undefined;
+  // Only the embedded quick start bootstraps itself; a server database is set up with `kgate admin bootstrap`,
+  // so that a token is never printed into a production log.
+  if (config.database.kind === 'pglite' && (await createServices(opened.db).accounts.countAccounts()) === 0) {
+    banner = firstStartBanner(await bootstrap(config, createServices(opened.db), {}), DEFAULT_OWNER_EMAIL);
+  }
+  const gateway = await startGateway(config, opened, { logger });
+  logger.info({ url: gateway.url, baseUrl: config.baseUrl, database: config.database.kind }, 'kgate listening');
+  if (banner) process.stdout.write(`${banner}\n`);
+
+  return new Promise<number>((resolve) => {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        // A second Ctrl-C means "now": skip the grace period. Repeated SIGTERMs from supervisors are ignored.
+        if (signal === 'SIGINT') process.exit(130);
+        return;
+      }
+      signalled = true;
+      logger.info({ signal }, 'shutting down');
+      void gateway.stop().then(
+        () => resolve(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

@@ -1,0 +1,55 @@
+import { lstat, readFile, readdir } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+
+/** How an importer treats a file found in a vault folder. */
+export type FolderEntryKind = 'note' | 'canvas' | 'attachment' | 'hidden' | 'symlink';
+
+/** One file of a vault folder, with its vault-relative path (forward slashes). */
+export interface FolderEntry {
+  path: string;
+  kind: FolderEntryKind;
+}
+
+/**
+ * Lists a vault folder the way Obsidian sees it: `.md` files are notes, `.canvas` files canvases, other files
+ * attachments. Hidden files and folders (`.obsidian/`, `.trash/`, `.git/`) are listed as hidden and not entered;
+ * symbolic links are listed and never followed, so an import cannot read outside the folder.
+ */
+export async function listVaultFolder(root: string): Promise<FolderEntry[]> {
+  const entries: FolderEntry[] = [];
+  async function walk(dir: string): Promise<void> {
+    const children = await readdir(dir, { withFileTypes: true });
+    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const child of children) {
+      const full = join(dir, child.name);
+      const path = relative(root, full).split(sep).join('/');
+      if (child.name.startsWith('.')) entries.push({ path, kind: 'hidden' });
+      else if (child.isSymbolicLink()) entries.push({ path, kind: 'symlink' });
+      else if (child.isDirectory()) await walk(full);
+      else if (child.isFile()) entries.push({ path, kind: kindOf(child.name) });
+    }
+  }
+  const rootStat = await lstat(root);
+  if (!rootStat.isDirectory()) throw new Error(`${root} is not a directory.`);
+  await walk(root);
+  return entries;
+}
+
+function kindOf(name: string): FolderEntryKind {
+  if (name.endsWith('.md')) return 'note';
+  if (name.endsWith('.canvas')) return 'canvas';
+  return 'attachment';
+}
+
+// fatal: reject invalid UTF-8 instead of silently replacing bytes; ignoreBOM: keep a BOM so export round-trips.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Reads a note file as UTF-8; undefined when the bytes are not valid UTF-8. */
+export async function readNoteFile(root: string, path: string): Promise<string | undefined> {
+  const bytes = await readFile(join(root, ...path.split('/')));
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** Thrown when the environment holds an invalid setting; the message names the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInt = z.coerce.number().int().positive();
+
+const EnvSchema = z.object({
+  PORT: port.default(8787),
+  KGATE_HOST: z.string().min(1).default('127.0.0.1'),
+  KGATE_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((value) => !/[?#]/.test(value), 'must not contain a query or fragment')
+    .optional(),
+  KGATE_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL')
+    .optional(),
+  KGATE_DB_POOL_SIZE: positiveInt.max(1000).default(10),
+  KGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  KGATE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+});
+
+/** The typed configuration of one kgate process, parsed once at start-up. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Public base URL without a trailing slash, e.g. `http://localhost:8787`. */
+  baseUrl: string;
+  database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string; poolSize: number };
+  logLevel: z.infer<typeof EnvSchema>['KGATE_LOG_LEVEL'];
+  shutdownGraceMs: number;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
+  const variable = String(issue.path[0] ?? 'environment');
+  const raw = env[variable];
+  // Never echo a database URL: it may carry a password.
+  const shown = raw === undefined || variable === 'DATABASE_URL' ? '' : ` (got ${JSON.stringify(raw)})`;
+  return `${variable}: ${issue.message}${shown}`;
+}
+
+/**
+ * Parses the environment into a Config. Empty strings count as unset. Throws ConfigError naming every invalid
+ * variable, so that start-up stops with one clear message.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${describeIssue(issue, present)}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.KGATE_HOST,
+    baseUrl: (e.KGATE_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.KGATE_DB_POOL_SIZE }
+      : { kind: 'pglite', dataDir: e.KGATE_DATA_DIR },
+    logLevel: e.KGATE_LOG_LEVEL,
+    shutdownGraceMs: e.KGATE_SHUTDOWN_GRACE_MS,
+  };
+}

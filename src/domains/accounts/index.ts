@@ -1,0 +1,7 @@
+/** Accounts: people who sign in, their status and plan, and what the plan includes. */
+export { AccountSchema, AccountStatusSchema, EmailSchema, EntitlementsSchema, PlanSchema } from './contract.ts';
+export type { Account, Entitlements } from './contract.ts';
+export { PLAN_ENTITLEMENTS, entitlementsOf } from './plans.ts';
+export { verifyPassword } from './password.ts';
+export { createAccountsService } from './service.ts';
+export type { AccountsService, EnsureAccountInput } from './service.ts';

@@ -1,0 +1,45 @@
+import type { Plan } from '../../kernel/principal.ts';
+import type { Entitlements } from './contract.ts';
+
+/**
+ * What each plan includes. The spec fixes the shape (spec 5 rule 2: the Developer REST API needs the Developer
+ * & Agent or Team plan; spec 8 rule 2: MCP has its own per-minute and monthly allowance) and leaves the numbers
+ * to us; `docs/plans.md` publishes them. Plans are code, not rows: changing an allowance is a reviewed change.
+ */
+export const PLAN_ENTITLEMENTS: Readonly<Record<Plan, Entitlements>> = {
+  free: {
+    hostedMcp: true,
+    developerApi: false,
+    mcpOperationsPerMinute: 30,
+    mcpOperationsPerMonth: 3_000,
+    restOperationsPerMinute: 0,
+    restOperationsPerMonth: 0,
+    maxHostedVaults: 1,
+    maxWorkspaceMembers: 1,
+  },
+  developer: {
+    hostedMcp: true,
+    developerApi: true,
+    mcpOperationsPerMinute: 120,
+    mcpOperationsPerMonth: 100_000,
+    restOperationsPerMinute: 300,
+    restOperationsPerMonth: 250_000,
+    maxHostedVaults: 10,
+    maxWorkspaceMembers: 3,
+  },
+  team: {
+    hostedMcp: true,
+    developerApi: true,
+    mcpOperationsPerMinute: 600,
+    mcpOperationsPerMonth: 1_000_000,
+    restOperationsPerMinute: 1_200,
+    restOperationsPerMonth: 2_500_000,
+    maxHostedVaults: 100,
+    maxWorkspaceMembers: 50,
+  },
+};
+
+/** The entitlements of a plan. */
+export function entitlementsOf(plan: Plan): Entitlements {
+  return PLAN_ENTITLEMENTS[plan];
+}

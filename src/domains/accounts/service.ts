@@ -1,0 +1,79 @@
+import type { Database, Sql } from '../../db/port.ts';
+import { KgateError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { AccountStatus, Plan } from '../../kernel/principal.ts';
+import { EmailSchema, type Account } from './contract.ts';
+import { MIN_PASSWORD_LENGTH, hashPassword } from './password.ts';
+import * as store from './store.ts';
+
+/** Input of `ensureAccount`. */
+export interface EnsureAccountInput {
+  /** The sign-in address; compared case-insensitively. */
+  email: string;
+  /** Plan for a new account; an existing account keeps its plan. */
+  plan: Plan;
+  /** When given, sets the password (also on an existing account: this is the operator's recovery path). */
+  password?: string;
+  displayName?: string;
+}
+
+/** Account use cases. */
+export interface AccountsService {
+  /** Returns the account with this email, creating it when absent. `created` tells which happened. */
+  ensureAccount(input: EnsureAccountInput, sql?: Sql): Promise<{ account: Account; created: boolean }>;
+  getAccount(id: string): Promise<Account>;
+  findByEmail(email: string): Promise<Account | undefined>;
+  setStatus(id: string, status: AccountStatus): Promise<Account>;
+  setPlan(id: string, plan: Plan): Promise<Account>;
+  countAccounts(): Promise<number>;
+}
+
+function parseEmail(email: string): string {
+  const parsed = EmailSchema.safeParse(email);
+  if (!parsed.success) throw new KgateError('invalid_request', 'The email address is not valid.', { field: 'email' });
+  return parsed.data;
+}
+
+async function passwordHashOf(password: string | undefined): Promise<string | null> {
+  if (password === undefined) return null;
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    throw new KgateError('invalid_request', `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`, {
+      field: 'password',
+    });
+  }
+  return hashPassword(password);
+}
+
+/** Builds the accounts service over a database. */
+export function createAccountsService(db: Database): AccountsService {
+  const notFound = () => new KgateError('not_found', 'The account does not exist.');
+  return {
+    async ensureAccount(input, sql = db) {
+      const email = parseEmail(input.email);
+      const passwordHash = await passwordHashOf(input.password);
+      const inserted = await store.insertAccount(sql, {
+        id: newId(),
+        email,
+        displayName: input.displayName ?? null,
+        plan: input.plan,
+        passwordHash,
+      });
+      if (inserted) return { account: inserted, created: true };
+      const existing = await store.findAccountByEmail(sql, email);
+      if (!existing) throw new KgateError('conflict', 'The account changed while it was being created; try again.');
+      if (passwordHash !== null) await store.updateAccount(sql, existing.id, { passwordHash });
+      return { account: existing, created: false };
+    },
+    async getAccount(id) {
+      return (await store.findAccountById(db, id)) ?? Promise.reject(notFound());
+    },
+    findByEmail: (email) => store.findAccountByEmail(db, email.trim()),
+    async setStatus(id, status) {
+      return (await store.updateAccount(db, id, { status })) ?? Promise.reject(notFound());
+    },
+    async setPlan(id, plan) {
+      return (await store.updateAccount(db, id, { plan })) ?? Promise.reject(notFound());
+    },
+    countAccounts: () => store.countAccounts(db),
+  };
+}

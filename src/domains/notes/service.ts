@@ -1,0 +1,129 @@
+import type { Database } from '../../db/port.ts';
+import { KgateError } from '../../kernel/errors.ts';
+import { contentHash } from '../../kernel/hashing.ts';
+import type { Actor } from '../../kernel/principal.ts';
+import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
+import type { VaultsService } from '../vaults/index.ts';
+import { MAX_NOTE_BYTES, type ImportBatchResult, type ImportedFile, type Note } from './contract.ts';
+import * as store from './store.ts';
+import { noteTitle } from './title.ts';
+
+/** Most files one `importNotes` call takes; importers send batches of this size. */
+export const MAX_IMPORT_BATCH = 500;
+
+/** Hosted note use cases. */
+export interface NotesService {
+  /**
+   * Imports a batch of files into a hosted vault as the operator acting for `actor`: creates new notes, replaces
+   * changed ones, leaves identical ones untouched, and records a provenance event for each change. One
+   * transaction per batch; invalid, oversized and duplicate paths are reported, not imported.
+   */
+  importNotes(
+    actor: Actor,
+    mappingId: string,
+    files: readonly ImportedFile[],
+    options?: { dryRun?: boolean },
+  ): Promise<ImportBatchResult>;
+  /** Every note of a hosted vault, in pages, in byte order of path (for export). */
+  iterateNotes(actor: Actor, mappingId: string, pageSize?: number): AsyncGenerator<Note[]>;
+  countNotes(actor: Actor, mappingId: string): Promise<number>;
+}
+
+interface PreparedFile {
+  path: string;
+  write: store.NoteWrite;
+}
+
+function prepare(files: readonly ImportedFile[], result: ImportBatchResult): PreparedFile[] {
+  const seen = new Set<string>();
+  const prepared: PreparedFile[] = [];
+  for (const file of files) {
+    let path: string;
+    try {
+      path = normalizeNotePath(file.path);
+    } catch (error) {
+      const reason = error instanceof KgateError ? error.message : 'invalid path';
+      result.rejected.push({ path: String(file.path), code: 'invalid_path', reason });
+      continue;
+    }
+    const size = Buffer.byteLength(file.content, 'utf8');
+    if (size > MAX_NOTE_BYTES) {
+      result.rejected.push({ path, code: 'payload_too_large', reason: `larger than ${MAX_NOTE_BYTES} bytes` });
+      continue;
+    }
+    const pathKey = notePathKey(path);
+    if (seen.has(pathKey)) {
+      result.rejected.push({ path, code: 'conflict', reason: 'another file has the same path up to letter case' });
+      continue;
+    }
+    seen.add(pathKey);
+    const write = { path, pathKey, content: file.content, contentHash: contentHash(file.content), size, title: noteTitle(path, file.content) };
+    prepared.push({ path, write });
+  }
+  return prepared;
+}
+
+/** Builds the notes service. */
+export function createNotesService(db: Database, vaults: VaultsService): NotesService {
+  return {
+    async importNotes(actor, mappingId, files, options = {}) {
+      if (files.length > MAX_IMPORT_BATCH) {
+        throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);
+      }
+      const result: ImportBatchResult = { created: 0, updated: 0, unchanged: 0, rejected: [] };
+      const prepared = prepare(files, result);
+      if (prepared.length === 0) return result;
+      return db.transaction(async (tx) => {
+        const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write', tx);
+        await store.lockVault(tx, mapping.vaultId);
+        const existing = await store.findHashes(tx, mapping.vaultId, prepared.map((p) => p.write.pathKey));
+        const writes: store.NoteWrite[] = [];
+        const events: NewProvenanceEvent[] = [];
+        for (const { write } of prepared) {
+          const before = existing.get(write.pathKey);
+          // A case-only rename is a change too: the stored path must follow the folder.
+          if (before && before.contentHash === write.contentHash && before.path === write.path) {
+            result.unchanged += 1;
+            continue;
+          }
+          if (before) result.updated += 1;
+          else result.created += 1;
+          writes.push(write);
+          events.push({
+            mappingId: mapping.id,
+            vaultId: mapping.vaultId,
+            accountId: actor.accountId,
+            credentialKind: actor.credentialKind,
+            credentialId: actor.credentialId,
+            client: actor.client,
+            kind: before ? 'note.updated' : 'note.created',
+            path: write.path,
+            beforeRevision: before?.contentHash ?? null,
+            afterRevision: write.contentHash,
+            details: { via: 'import', ...(before && before.path !== write.path ? { previousPath: before.path } : {}) },
+          });
+        }
+        if (!options.dryRun) {
+          await store.upsertNotes(tx, mapping.vaultId, writes);
+          await appendEvents(tx, events);
+        }
+        return result;
+      });
+    },
+    async *iterateNotes(actor, mappingId, pageSize = 500) {
+      const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
+      let after: string | null = null;
+      for (;;) {
+        const page = await store.listNotesWithContent(db, mapping.vaultId, after, pageSize);
+        if (page.length === 0) return;
+        yield page;
+        after = page[page.length - 1]!.path;
+      }
+    },
+    async countNotes(actor, mappingId) {
+      const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
+      return store.countNotes(db, mapping.vaultId);
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { Sql } from '../../db/port.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { Note } from './contract.ts';
+
+/** A note row about to be written. */
+export interface NoteWrite {
+  path: string;
+  pathKey: string;
+  content: string;
+  contentHash: string;
+  size: number;
+  title: string;
+}
+
+interface NoteRow {
+  path: string;
+  title: string;
+  content: string;
+  content_hash: string;
+  size: number;
+  created_at: Date;
+  updated_at: Date;
+  [key: string]: unknown;
+}
+
+function toNote(row: NoteRow): Note {
+  return {
+    path: row.path,
+    title: row.title,
+    content: row.content,
+    contentHash: row.content_hash,
+    revision: row.content_hash,
+    size: row.size,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * Locks a vault for the rest of the transaction. Every applying transaction takes it first, so writes to one
+ * vault serialize: hash checks stay valid until commit and provenance `seq` order is commit order.
+ */
+export async function lockVault(sql: Sql, vaultId: string): Promise<void> {
+  await sql.query('SELECT id FROM vaults WHERE id = $1 FOR UPDATE', [vaultId]);
+}
+
+/** Current content hashes of the notes with these path keys. */
+export async function findHashes(
+  sql: Sql,
+  vaultId: string,
+  pathKeys: readonly string[],
+): Promise<Map<string, { path: string; contentHash: string }>> {
+  const rows = await sql.query<{ path_key: string; path: string; content_hash: string }>(
+    'SELECT path_key, path, content_hash FROM notes WHERE vault_id = $1 AND path_key = ANY($2::text[])',
+    [vaultId, pathKeys],
+  );
+  return new Map(rows.map((row) => [row.path_key, { path: row.path, contentHash: row.content_hash }]));
+}
+
+/** Creates or replaces notes by path key in one statement. */
+export async function upsertNotes(sql: Sql, vaultId: string, writes: readonly NoteWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  await sql.query(
+    `INSERT INTO notes (id, vault_id, path, path_key, content, content_hash, size, title)
+     SELECT id, $1, path, path_key, content, content_hash, size, title
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
+            AS w(id, path, path_key, content, content_hash, size, title)
+     ON CONFLICT (vault_id, path_key) DO UPDATE SET
+       path = EXCLUDED.path, content = EXCLUDED.content, content_hash = EXCLUDED.content_hash,
+       size = EXCLUDED.size, title = EXCLUDED.title, updated_at = now()`,
+    [
+      vaultId,
+      writes.map(() => newId()),
+      writes.map((w) => w.path),
+      writes.map((w) => w.pathKey),
+      writes.map((w) => w.content),
+      writes.map((w) => w.contentHash),
+      writes.map((w) => w.size),
+      writes.map((w) => w.title),
+    ],
+  );
+}
+
+/** One page of whole notes in byte order of path, after `afterPath` (keyset pagination). */
+export async function listNotesWithContent(
+  sql: Sql,
+  vaultId: string,
+  afterPath: string | null,
+  limit: number,
+): Promise<Note[]> {
+  const rows = await sql.query<NoteRow>(
+    `SELECT path, title, content, content_hash, size, created_at, updated_at
+       FROM notes
+      WHERE vault_id = $1 AND ($2::text IS NULL OR path COLLATE "C" > $2::text COLLATE "C")
+      ORDER BY path COLLATE "C"
+      LIMIT $3`,
+    [vaultId, afterPath, limit],
+  );
+  return rows.map(toNote);
+}
+
+/** Number of notes in a vault. */
+export async function countNotes(sql: Sql, vaultId: string): Promise<number> {
+  const rows = await sql.query<{ count: number }>('SELECT count(*)::int AS count FROM notes WHERE vault_id = $1', [
+    vaultId,
+  ]);
+  return rows[0]?.count ?? 0;
+}

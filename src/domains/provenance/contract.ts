@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/** Kinds of provenance events; `docs/events.md` says which operation emits which. */
+export const EventKindSchema = z.enum(['note.created', 'note.updated', 'note.deleted', 'note.restored']);
+/** See EventKindSchema. */
+export type EventKind = z.infer<typeof EventKindSchema>;
+
+/** An event as recorded: who, what, when, under which idempotency key. */
+export interface NewProvenanceEvent {
+  mappingId: string;
+  vaultId: string | null;
+  accountId: string;
+  credentialKind: string;
+  credentialId?: string | undefined;
+  client?: string | undefined;
+  kind: EventKind;
+  path?: string | undefined;
+  beforeRevision?: string | null | undefined;
+  afterRevision?: string | null | undefined;
+  idempotencyKey?: string | undefined;
+  trashId?: string | undefined;
+  details?: Record<string, unknown> | undefined;
+}

@@ -1,0 +1,39 @@
+import type { Sql } from '../../db/port.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { NewProvenanceEvent } from './contract.ts';
+
+/**
+ * Appends events in one statement, in array order. Must run inside the transaction that made the change, after
+ * the vault row is locked, so that `seq` order equals commit order within a vault.
+ */
+export async function appendEvents(sql: Sql, events: readonly NewProvenanceEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const column = <T>(pick: (e: NewProvenanceEvent) => T) => events.map(pick);
+  await sql.query(
+    `INSERT INTO provenance_events (id, mapping_id, vault_id, account_id, credential_kind, credential_id, client,
+        kind, path, before_revision, after_revision, idempotency_key, trash_id, details)
+     SELECT id, mapping_id, vault_id, account_id, credential_kind, credential_id, client, kind, path,
+            before_revision, after_revision, idempotency_key, trash_id, details
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[],
+                   $9::text[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::jsonb[])
+            WITH ORDINALITY AS e(id, mapping_id, vault_id, account_id, credential_kind, credential_id, client, kind,
+                                 path, before_revision, after_revision, idempotency_key, trash_id, details, ord)
+      ORDER BY ord`,
+    [
+      column(() => newId()),
+      column((e) => e.mappingId),
+      column((e) => e.vaultId),
+      column((e) => e.accountId),
+      column((e) => e.credentialKind),
+      column((e) => e.credentialId ?? null),
+      column((e) => e.client ?? null),
+      column((e) => e.kind),
+      column((e) => e.path ?? null),
+      column((e) => e.beforeRevision ?? null),
+      column((e) => e.afterRevision ?? null),
+      column((e) => e.idempotencyKey ?? null),
+      column((e) => e.trashId ?? null),
+      column((e) => JSON.stringify(e.details ?? {})),
+    ],
+  );
+}

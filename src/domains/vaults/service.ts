@@ -1,0 +1,102 @@
+import type { Database, Sql } from '../../db/port.ts';
+import { KgateError } from '../../kernel/errors.ts';
+import { isUuid, newId } from '../../kernel/ids.ts';
+import type { Plan } from '../../kernel/principal.ts';
+import { entitlementsOf } from '../accounts/index.ts';
+import type { WorkspacesService } from '../workspaces/index.ts';
+import { MAX_VAULT_NAME_LENGTH, type HostedMapping, type Mapping, type MappingAccess } from './contract.ts';
+import * as store from './store.ts';
+
+/** Input of `createHostedVault`. */
+export interface CreateHostedVaultInput {
+  accountId: string;
+  /** The account's current plan, resolved by the caller from server records. */
+  plan: Plan;
+  workspaceId: string;
+  name: string;
+  /** The owner's "Allow hosted MCP note changes" switch; off unless asked for. */
+  allowMcpNoteChanges?: boolean;
+}
+
+/** Vault and mapping use cases. */
+export interface VaultsService {
+  createHostedVault(input: CreateHostedVaultInput, sql?: Sql): Promise<HostedMapping>;
+  /** Mappings owned by the account (what `list_vaults` discovers). */
+  listOwnedMappings(accountId: string, sql?: Sql): Promise<Mapping[]>;
+  /**
+   * Resolves a mapping and the account's authority over it from server records. Malformed, unknown and
+   * forbidden ids all answer the same `not_found`: a mapping id alone is never a credential.
+   */
+  resolveMapping(accountId: string, mappingId: string, access: MappingAccess, sql?: Sql): Promise<Mapping>;
+  /**
+   * Finds a mapping without any authority check. Only for the operator at the server's own command line
+   * (`kgate import`, `kgate export`), who acts as the mapping's owner; never reachable from a network surface.
+   */
+  findMappingAsOperator(mappingId: string): Promise<Mapping>;
+  /** Like `resolveMapping`, for operations that only hosted vaults support. */
+  resolveHostedMapping(accountId: string, mappingId: string, access: MappingAccess, sql?: Sql): Promise<HostedMapping>;
+}
+
+function isHosted(mapping: Mapping): mapping is HostedMapping {
+  return mapping.provider === 'hosted' && mapping.vaultId !== null;
+}
+
+/** Builds the vaults service; workspace roles decide authority. */
+export function createVaultsService(db: Database, workspaces: WorkspacesService): VaultsService {
+  const unknownMapping = () => new KgateError('not_found', 'The mapping does not exist.');
+
+  async function resolveMapping(accountId: string, mappingId: string, access: MappingAccess, sql: Sql = db) {
+    if (!isUuid(mappingId)) throw unknownMapping();
+    const mapping = await store.findMapping(sql, mappingId);
+    if (!mapping) throw unknownMapping();
+    try {
+      await workspaces.authorize(accountId, mapping.workspaceId, access === 'write' ? 'vault.write' : 'vault.read', sql);
+    } catch (error) {
+      // A member without write permission learns that; a non-member learns nothing.
+      if (error instanceof KgateError && error.code === 'forbidden') throw error;
+      throw unknownMapping();
+    }
+    return mapping;
+  }
+
+  return {
+    async createHostedVault(input, sql = db) {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > MAX_VAULT_NAME_LENGTH) {
+        throw new KgateError('invalid_request', `A vault name has 1 to ${MAX_VAULT_NAME_LENGTH} characters.`, {
+          field: 'name',
+        });
+      }
+      await workspaces.authorize(input.accountId, input.workspaceId, 'vault.manage', sql);
+      const limit = entitlementsOf(input.plan).maxHostedVaults;
+      if ((await store.countHostedVaultsOwnedBy(sql, input.accountId)) >= limit) {
+        throw new KgateError('plan_required', `Your plan includes at most ${limit} hosted vaults.`, { limit });
+      }
+      const mapping = await store.insertHostedVault(sql, {
+        vaultId: newId(),
+        mappingId: newId(),
+        workspaceId: input.workspaceId,
+        ownerId: input.accountId,
+        name,
+        allowMcpNoteChanges: input.allowMcpNoteChanges ?? false,
+      });
+      return mapping as HostedMapping;
+    },
+    listOwnedMappings: (accountId, sql = db) => store.listMappingsOwnedBy(sql, accountId),
+    resolveMapping,
+    async findMappingAsOperator(mappingId) {
+      const mapping = isUuid(mappingId) ? await store.findMapping(db, mappingId) : undefined;
+      if (!mapping) throw unknownMapping();
+      return mapping;
+    },
+    async resolveHostedMapping(accountId, mappingId, access, sql = db) {
+      const mapping = await resolveMapping(accountId, mappingId, access, sql);
+      if (!isHosted(mapping)) {
+        throw new KgateError('invalid_request', 'This operation is only available for hosted vaults.', {
+          provider: mapping.provider,
+        });
+      }
+      return mapping;
+    },
+  };
+}

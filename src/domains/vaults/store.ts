@@ -1,0 +1,89 @@
+import type { Sql } from '../../db/port.ts';
+import type { Mapping, ProviderKind } from './contract.ts';
+
+interface MappingRow {
+  id: string;
+  workspace_id: string;
+  owner_account_id: string;
+  provider: ProviderKind;
+  vault_id: string | null;
+  name: string;
+  read_only: boolean;
+  pull_only: boolean;
+  allow_mcp_note_changes: boolean;
+  device_encrypted: boolean;
+  remote_root: string | null;
+  created_at: Date;
+  [key: string]: unknown;
+}
+
+const COLUMNS = `id, workspace_id, owner_account_id, provider, vault_id, name, read_only, pull_only,
+  allow_mcp_note_changes, device_encrypted, remote_root, created_at`;
+
+function toMapping(row: MappingRow): Mapping {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    ownerAccountId: row.owner_account_id,
+    provider: row.provider,
+    vaultId: row.vault_id,
+    name: row.name,
+    readOnly: row.read_only,
+    pullOnly: row.pull_only,
+    allowMcpNoteChanges: row.allow_mcp_note_changes,
+    deviceEncrypted: row.device_encrypted,
+    remoteRoot: row.remote_root,
+    createdAt: row.created_at,
+  };
+}
+
+/** Inserts a hosted vault and its mapping. */
+export async function insertHostedVault(
+  sql: Sql,
+  input: { vaultId: string; mappingId: string; workspaceId: string; ownerId: string; name: string; allowMcpNoteChanges: boolean },
+): Promise<Mapping> {
+  await sql.query('INSERT INTO vaults (id, workspace_id, name) VALUES ($1, $2, $3)', [
+    input.vaultId,
+    input.workspaceId,
+    input.name,
+  ]);
+  const rows = await sql.query<MappingRow>(
+    `INSERT INTO mappings (id, workspace_id, owner_account_id, provider, vault_id, name, allow_mcp_note_changes)
+     VALUES ($1, $2, $3, 'hosted', $4, $5, $6)
+     RETURNING ${COLUMNS}`,
+    [input.mappingId, input.workspaceId, input.ownerId, input.vaultId, input.name, input.allowMcpNoteChanges],
+  );
+  return toMapping(rows[0]!);
+}
+
+/** Finds a mapping by id. */
+export async function findMapping(sql: Sql, id: string): Promise<Mapping | undefined> {
+  const rows = await sql.query<MappingRow>(`SELECT ${COLUMNS} FROM mappings WHERE id = $1`, [id]);
+  return rows[0] && toMapping(rows[0]);
+}
+
+/** The mappings an account owns, oldest first. */
+export async function listMappingsOwnedBy(sql: Sql, accountId: string): Promise<Mapping[]> {
+  const rows = await sql.query<MappingRow>(
+    `SELECT ${COLUMNS} FROM mappings WHERE owner_account_id = $1 ORDER BY created_at, id`,
+    [accountId],
+  );
+  return rows.map(toMapping);
+}
+
+/** How many hosted vaults an account owns (plan limit). */
+export async function countHostedVaultsOwnedBy(sql: Sql, accountId: string): Promise<number> {
+  const rows = await sql.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM mappings WHERE owner_account_id = $1 AND provider = 'hosted'",
+    [accountId],
+  );
+  return rows[0]?.count ?? 0;
+}
+
+/** Sets the owner's note-change switch. */
+export async function updateMappingSwitch(sql: Sql, id: string, allowMcpNoteChanges: boolean): Promise<void> {
+  await sql.query('UPDATE mappings SET allow_mcp_note_changes = $2, updated_at = now() WHERE id = $1', [
+    id,
+    allowMcpNoteChanges,
+  ]);
+}

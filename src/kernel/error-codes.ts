@@ -1,0 +1,21 @@
+/**
+ * The catalogue of stable error codes. Clients branch on these, never on message text (spec 7.1), so a code,
+ * once published, keeps its meaning. Each surface maps a code to its own wire form (HTTP status + problem JSON,
+ * JSON-RPC error, MCP `isError` result); `docs/errors.md` is checked against this table by a test.
+ */
+export const ERROR_CODES = {
+  invalid_request: 'The request is malformed or fails validation.',
+  invalid_path: 'A note path is not a valid vault-relative Markdown path.',
+  payload_too_large: 'The request body exceeds the size limit.',
+  unauthenticated: 'No credential, or a credential that is unknown, malformed, expired, rotated or revoked.',
+  account_inactive: 'The account behind the credential is suspended.',
+  plan_required: "The account's plan does not include this capability.",
+  forbidden: 'The principal is known but lacks the permission for this action.',
+  not_found: 'The resource does not exist or the caller may not see it (the two look the same).',
+  conflict: 'The request conflicts with the current state of a resource.',
+  unavailable: 'A capability or dependency is not available right now.',
+  internal: 'An unexpected server error; the request id identifies it in the logs.',
+} as const;
+
+/** A stable, documented error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;

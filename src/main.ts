@@ -1,0 +1,142 @@
+/**
+ * Composition root: config -> database -> services -> surfaces -> listen. The only module (besides tests) that
+ * picks a database adapter and wires domains together.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Config } from './config.ts';
+import { acquireDataDirLock, type DataDirLock } from './db/data-dir-lock.ts';
+import { migrate, migrationStatus } from './db/migrate.ts';
+import { openPglite } from './db/pglite.ts';
+import type { Database } from './db/port.ts';
+import { openPostgres } from './db/postgres.ts';
+import { createAccountsService, type AccountsService } from './domains/accounts/index.ts';
+import { createNotesService, type NotesService } from './domains/notes/index.ts';
+import { createOnboardingService, type OnboardingService } from './domains/onboarding/index.ts';
+import { createTokensService, type TokensService } from './domains/tokens/index.ts';
+import { createVaultsService, type VaultsService } from './domains/vaults/index.ts';
+import { createWorkspacesService, type WorkspacesService } from './domains/workspaces/index.ts';
+import { systemClock, type Clock } from './kernel/clock.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createHttpApp } from './surfaces/http/app.ts';
+import type { ReadinessReport } from './surfaces/http/health-routes.ts';
+import { listen, type RunningServer } from './surfaces/http/listen.ts';
+
+/** The version of this build, from package.json. */
+export const VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+/** Every domain service, wired. */
+export interface Services {
+  accounts: AccountsService;
+  workspaces: WorkspacesService;
+  vaults: VaultsService;
+  notes: NotesService;
+  tokens: TokensService;
+  onboarding: OnboardingService;
+}
+
+/** An open database, migrated, with the lock that guards an embedded data directory. */
+export interface OpenedDatabase {
+  db: Database;
+  /** True when this call created a new embedded database (an empty data directory). */
+  fresh: boolean;
+  close(): Promise<void>;
+}
+
+/** Where PGlite keeps its files inside KGATE_DATA_DIR (the lock file sits beside it). */
+export function pgliteDirOf(dataDir: string): string {
+  return join(dataDir, 'pglite');
+}
+
+/**
+ * Opens the configured database and applies pending migrations. For the embedded database the data directory is
+ * locked first: a second process gets a DataDirLockedError and never opens the files.
+ */
+export async function openDatabase(config: Config, command = 'kgate'): Promise<OpenedDatabase> {
+  if (config.database.kind === 'postgres') {
+    const db = await openPostgres({ connectionString: config.database.url, poolSize: config.database.poolSize });
+    try {
+      await migrate(db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    return { db, fresh: false, close: () => db.close() };
+  }
+  const lock: DataDirLock = await acquireDataDirLock(config.database.dataDir, command);
+  try {
+    const dir = pgliteDirOf(config.database.dataDir);
+    const fresh = !existsSync(join(dir, 'PG_VERSION'));
+    const db = await openPglite({ dataDir: dir });
+    await migrate(db);
+    return {
+      db,
+      fresh,
+      async close() {
+        await db.close();
+        await lock.release();
+      },
+    };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** Wires every domain service over one database. */
+export function createServices(db: Database, clock: Clock = systemClock): Services {
+  const accounts = createAccountsService(db);
+  const workspaces = createWorkspacesService(db);
+  const vaults = createVaultsService(db, workspaces);
+  const notes = createNotesService(db, vaults);
+  const tokens = createTokensService(db, clock);
+  const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
+  return { accounts, workspaces, vaults, notes, tokens, onboarding };
+}
+
+/** The readiness probe over a database: reachable and at migration head. */
+export function readinessOf(db: Database): () => Promise<ReadinessReport> {
+  return async () => {
+    try {
+      await db.query('SELECT 1');
+      const status = await migrationStatus(db);
+      return { database: 'ok', migrations: { atHead: status.atHead, pending: status.pending } };
+    } catch {
+      return { database: 'unreachable', migrations: { atHead: false, pending: [] } };
+    }
+  };
+}
+
+/** A started gateway. */
+export interface Gateway {
+  url: string;
+  services: Services;
+  /** Graceful stop: in-flight requests finish (up to the grace period), then the database closes. */
+  stop(): Promise<void>;
+}
+
+/** Starts the HTTP gateway over an opened database. */
+export async function startGateway(
+  config: Config,
+  opened: OpenedDatabase,
+  options: { logger?: Logger; clock?: Clock } = {},
+): Promise<Gateway> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const services = createServices(opened.db, options.clock);
+  const app = createHttpApp({ logger, tokens: services.tokens, readiness: readinessOf(opened.db), version: VERSION });
+  const server: RunningServer = await listen(app.fetch, { host: config.host, port: config.port });
+  let stopping: Promise<void> | undefined;
+  return {
+    url: server.url,
+    services,
+    stop() {
+      stopping ??= (async () => {
+        await server.close(config.shutdownGraceMs);
+        await opened.close();
+        logger.flush();
+      })();
+      return stopping;
+    },
+  };
+}

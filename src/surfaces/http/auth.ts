@@ -1,0 +1,30 @@
+import type { MiddlewareHandler } from 'hono';
+import { KgateError } from '../../kernel/errors.ts';
+import type { TokensService } from '../../domains/tokens/index.ts';
+import type { HttpEnv } from './context.ts';
+
+const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
+
+/** The `WWW-Authenticate` challenge for a 401 (RFC 6750 s3): `error` only when a token was presented. */
+export function bearerChallenge(presented: boolean, extra: Readonly<Record<string, string>> = {}): string {
+  const params = { realm: 'kgate', ...(presented ? { error: 'invalid_token' } : {}), ...extra };
+  return `Bearer ${Object.entries(params)
+    .map(([key, value]) => `${key}="${value.replace(/["\\]/g, '')}"`)
+    .join(', ')}`;
+}
+
+/**
+ * Requires a personal access token in `Authorization: Bearer`. The principal, the account status and plan are
+ * resolved from records on every request; nothing is cached, so a revoked token fails on the next request.
+ */
+export function requireBearer(tokens: TokensService): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization');
+    const match = header ? BEARER.exec(header) : null;
+    if (!match) {
+      throw new KgateError('unauthenticated', 'Send a personal access token as "Authorization: Bearer <token>".');
+    }
+    c.set('principal', await tokens.authenticate(match[1]!));
+    await next();
+  };
+}

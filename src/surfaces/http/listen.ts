@@ -1,0 +1,45 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+
+/** A listening HTTP server. */
+export interface RunningServer {
+  /** The address actually bound, e.g. `http://127.0.0.1:8787` (useful with port 0). */
+  readonly url: string;
+  /**
+   * Stops accepting connections and waits for in-flight requests to finish, at most `graceMs`; connections
+   * still open then are cut. Resolves when the server is closed.
+   */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Serves a fetch handler on host:port with Node's HTTP server. */
+export async function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  options: { host: string; port: number },
+): Promise<RunningServer> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = serve({ fetch, hostname: options.host, port: options.port }, () => resolve(started as Server));
+    (started as Server).once('error', reject);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    close(graceMs) {
+      closing ??= new Promise<void>((resolve) => {
+        // Keep-alive connections that finish their request become idle; sweep them so close() can complete.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(deadline);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ErrorCode } from '../../kernel/error-codes.ts';
+
+/** HTTP status of each error code: the one place where the REST surface decides it. */
+export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
+  invalid_request: 400,
+  invalid_path: 400,
+  payload_too_large: 413,
+  unauthenticated: 401,
+  account_inactive: 403,
+  plan_required: 403,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** An RFC 9457 problem document with our stable `code`. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  requestId?: string;
+  [extension: string]: unknown;
+}
+
+/**
+ * Sends a problem document. `type` is a URN per code (RFC 9457 s3.1.1 allows any URI; a URN promises no page that
+ * could go stale), `detail` is for humans, and extension members carry machine-readable details.
+ */
+export function problemResponse(
+  c: Context,
+  code: ErrorCode,
+  detail: string,
+  extensions: Readonly<Record<string, unknown>> = {},
+): Response {
+  const status = HTTP_STATUS[code];
+  const requestId = c.get('requestId' as never) as string | undefined;
+  const body: Problem = {
+    ...extensions,
+    type: `urn:kgate:problem:${code}`,
+    title: code.replaceAll('_', ' '),
+    status,
+    code,
+    detail,
+    ...(requestId ? { requestId } : {}),
+  };
+  return c.newResponse(JSON.stringify(body), status, { 'content-type': 'application/problem+json' });
+}
