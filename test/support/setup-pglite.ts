@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/pglite.ts';
@@ -20,8 +20,8 @@ declare module 'vitest' {
  * folder under a key of the PGlite version and the migration checksums.
  */
 export default async function setup(project: TestProject): Promise<void> {
-  const pgliteVersion = (createRequire(import.meta.url)('@electric-sql/pglite/package.json') as { version: string })
-    .version;
+  const manifest = fileURLToPath(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url));
+  const pgliteVersion = (JSON.parse(await readFile(manifest, 'utf8')) as { version: string }).version;
   const key = sha256Hex(pgliteVersion + loadMigrations().map((m) => m.checksum).join()).slice(0, 16);
   const path = join(tmpdir(), `kgate-pglite-template-${key}.tar`);
   if (!existsSync(path)) {

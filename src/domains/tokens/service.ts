@@ -64,7 +64,7 @@ export function createTokensService(db: Database, clock: Clock): TokensService {
   }
 
   return {
-    issueToken: (input, sql = db) => issue(sql, input.accountId, validName(input.name), input.expiresAt ?? null),
+    issueToken: async (input, sql = db) => issue(sql, input.accountId, validName(input.name), input.expiresAt ?? null),
     listTokens: (accountId) => store.listTokens(db, accountId),
     async rotateToken(accountId, tokenId) {
       if (!isUuid(tokenId)) throw unknownToken();

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { SECRET_PREFIXES } from '../../kernel/secret-prefixes.ts';
 
 /**
  * Personal access token format, after GitHub's: a prefix that says what the secret is (so secret scanners and
@@ -8,7 +9,7 @@ import { crc32 } from 'node:zlib';
  *
  *   kgp_ + 30 random + 6 checksum = 40 characters, e.g. kgp_6Xy...Q1a9Zk
  */
-export const TOKEN_PREFIX = 'kgp_';
+export const TOKEN_PREFIX = SECRET_PREFIXES.personalAccessToken;
 const ENTROPY_LENGTH = 30;
 const CHECKSUM_LENGTH = 6;
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { mayContainSecret } from '../../kernel/secret-prefixes.ts';
 import type { Logger } from '../../logger.ts';
 import type { HttpEnv } from './context.ts';
 
-// A caller-supplied id is kept only when it is short and plain, so it cannot forge or flood log lines.
+// A caller-supplied id is kept only when it is short and plain, so it cannot forge or flood log lines, and when
+// it does not carry one of our secrets (a misconfigured client once sent its token as the request id).
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -14,7 +16,7 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestLog(logger: Logger): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
     const incoming = c.req.header('x-request-id');
-    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = incoming && INCOMING_ID.test(incoming) && !mayContainSecret(incoming) ? incoming : randomUUID();
     const log = logger.child({ reqId: requestId });
     c.set('requestId', requestId);
     c.set('log', log);

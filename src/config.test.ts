@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('has working defaults: port 8787, embedded database in ./data, base URL from the port', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8787);
+    expect(config.baseUrl).toBe('http://localhost:8787');
+    expect(config.database).toEqual({ kind: 'pglite', dataDir: './data' });
+  });
+
+  it('derives the base URL from PORT and trims a trailing slash from KGATE_BASE_URL', () => {
+    expect(loadConfig({ PORT: '9000' }).baseUrl).toBe('http://localhost:9000');
+    expect(loadConfig({ KGATE_BASE_URL: 'https://kg.example.com/' }).baseUrl).toBe('https://kg.example.com');
+  });
+
+  it('uses PostgreSQL when DATABASE_URL is set', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h/db',
+      poolSize: 10,
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(8787);
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ KGATE_BASE_URL: 'not a url' }, 'KGATE_BASE_URL'],
+    [{ KGATE_BASE_URL: 'ftp://example.com' }, 'KGATE_BASE_URL'],
+    [{ KGATE_BASE_URL: 'https://example.com/?x=1' }, 'KGATE_BASE_URL'],
+    [{ KGATE_LOG_LEVEL: 'loud' }, 'KGATE_LOG_LEVEL'],
+    [{ DATABASE_URL: 'mysql://u:pw@h/db' }, 'DATABASE_URL'],
+  ])('names the variable in the error for %j', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(variable);
+  });
+
+  it('never echoes a database URL, which may hold a password', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://user:hunter2@h/db' })).toThrow(/^(?![\s\S]*hunter2)/);
+  });
+
+  it('reports every invalid variable at once', () => {
+    expect(() => loadConfig({ PORT: 'x', KGATE_LOG_LEVEL: 'y' })).toThrow(/PORT[\s\S]*KGATE_LOG_LEVEL/);
+  });
+});

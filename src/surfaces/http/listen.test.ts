@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { listen } from './listen.ts';
+
+describe('graceful close', () => {
+  it('lets an in-flight request finish, refuses new connections, then resolves', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    const server = await listen(
+      async (request) => {
+        if (new URL(request.url).pathname === '/slow') {
+          started();
+          await held;
+          return new Response('finished');
+        }
+        return new Response('fast');
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    expect(await (await fetch(`${server.url}/fast`)).text()).toBe('fast');
+
+    const slow = fetch(`${server.url}/slow`);
+    await inFlight;
+    let closed = false;
+    const closing = server.close(10_000).then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+    await expect(fetch(`${server.url}/fast`)).rejects.toThrow();
+
+    release();
+    const response = await slow;
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('finished');
+    await closing;
+    expect(closed).toBe(true);
+  });
+
+  it('cuts connections that outlive the grace period', async () => {
+    const server = await listen(() => new Promise<Response>(() => undefined), { host: '127.0.0.1', port: 0 });
+    const hanging = fetch(`${server.url}/forever`).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    await server.close(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await hanging).toBeInstanceOf(Error);
+  });
+});
