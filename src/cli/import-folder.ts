@@ -1,4 +1,4 @@
-import { MAX_IMPORT_BATCH, type ImportBatchResult, type ImportedFile, type NotesService } from '../domains/notes/index.ts';
+import { type ImportBatchResult, type ImportedFile, type NotesService } from '../domains/notes/index.ts';
 import type { Actor } from '../kernel/principal.ts';
 import { createProgress } from './progress.ts';
 import { listVaultFolder, readNoteFile } from './vault-folder.ts';
@@ -13,7 +13,8 @@ export interface ImportReport extends ImportBatchResult {
   dryRun: boolean;
 }
 
-// Small enough to keep each transaction short (PGlite runs queries on the event loop), large enough to amortize.
+// Small enough to keep each transaction short (PGlite runs queries on the event loop), large enough to amortize;
+// within the notes service's MAX_IMPORT_BATCH.
 const BATCH_SIZE = 250;
 
 /**
@@ -44,7 +45,7 @@ export async function importFolder(
     dryRun: options.dryRun ?? false,
   };
   const progress = options.progress ? createProgress('Importing', notePaths.length) : undefined;
-  for (let start = 0; start < notePaths.length; start += Math.min(BATCH_SIZE, MAX_IMPORT_BATCH)) {
+  for (let start = 0; start < notePaths.length; start += BATCH_SIZE) {
     const batch: ImportedFile[] = [];
     for (const path of notePaths.slice(start, start + BATCH_SIZE)) {
       const content = await readNoteFile(dir, path);

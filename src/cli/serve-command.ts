@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.ts';
-import { createServices, openDatabase, startGateway } from '../main.ts';
+import { createServices, openDatabase, startGateway, type Gateway } from '../main.ts';
 import { createLogger } from '../logger.ts';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { bootstrap, firstStartBanner } from './bootstrap-command.ts';
@@ -14,12 +14,20 @@ export async function serveCommand(): Promise<number> {
   const logger = createLogger(config.logLevel);
   const opened = await openDatabase(config, 'kgate serve');
   let banner: string | undefined;
-  // Only the embedded quick start bootstraps itself; a server database is set up with `kgate admin bootstrap`,
-  // so that a token is never printed into a production log.
-  if (config.database.kind === 'pglite' && (await createServices(opened.db).accounts.countAccounts()) === 0) {
-    banner = firstStartBanner(await bootstrap(config, createServices(opened.db), {}), DEFAULT_OWNER_EMAIL);
+  let gateway: Gateway;
+  try {
+    // Only the embedded quick start bootstraps itself; a server database is set up with `kgate admin bootstrap`,
+    // so that a token is never printed into a production log.
+    const services = createServices(opened.db);
+    if (config.database.kind === 'pglite' && (await services.accounts.countAccounts()) === 0) {
+      banner = firstStartBanner(await bootstrap(config, services, {}), DEFAULT_OWNER_EMAIL);
+    }
+    gateway = await startGateway(config, opened, { logger });
+  } catch (error) {
+    // Release the database (and the data directory lock) before reporting, e.g. when the port is taken.
+    await opened.close();
+    throw error;
   }
-  const gateway = await startGateway(config, opened, { logger });
   logger.info({ url: gateway.url, baseUrl: config.baseUrl, database: config.database.kind }, 'kgate listening');
   if (banner) process.stdout.write(`${banner}\n`);
 

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
+import type { HttpEnv } from './context.ts';
 
 /** HTTP status of each error code: the one place where the REST surface decides it. */
 export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
@@ -33,13 +34,13 @@ export interface Problem {
  * could go stale), `detail` is for humans, and extension members carry machine-readable details.
  */
 export function problemResponse(
-  c: Context,
+  c: Context<HttpEnv>,
   code: ErrorCode,
   detail: string,
   extensions: Readonly<Record<string, unknown>> = {},
 ): Response {
   const status = HTTP_STATUS[code];
-  const requestId = c.get('requestId' as never) as string | undefined;
+  const requestId = c.get('requestId');
   const body: Problem = {
     ...extensions,
     type: `urn:kgate:problem:${code}`,
