@@ -28,6 +28,8 @@ export interface NotesService {
   /** Every note of a hosted vault, in pages, in byte order of path (for export). */
   iterateNotes(actor: Actor, mappingId: string, pageSize?: number): AsyncGenerator<Note[]>;
   countNotes(actor: Actor, mappingId: string): Promise<number>;
+  /** Refreshes the planner's statistics of the notes table; importers call it after a bulk load. */
+  refreshStatistics(): Promise<void>;
 }
 
 interface PreparedFile {
@@ -64,6 +66,11 @@ function prepare(files: readonly ImportedFile[], result: ImportBatchResult): Pre
   return prepared;
 }
 
+// A case-only rename is a change too: the stored path must follow the folder.
+function isUnchanged(before: { path: string; contentHash: string } | undefined, write: store.NoteWrite): boolean {
+  return before !== undefined && before.contentHash === write.contentHash && before.path === write.path;
+}
+
 /** Builds the notes service. */
 export function createNotesService(db: Database, vaults: VaultsService): NotesService {
   return {
@@ -74,16 +81,24 @@ export function createNotesService(db: Database, vaults: VaultsService): NotesSe
       const result: ImportBatchResult = { created: 0, updated: 0, unchanged: 0, rejected: [] };
       const prepared = prepare(files, result);
       if (prepared.length === 0) return result;
+      const keys = prepared.map((p) => p.write.pathKey);
+      const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write');
+      // Re-importing an unchanged folder is the common case: answer it with one read and no write transaction.
+      const current = await store.findHashes(db, mapping.vaultId, keys);
+      if (prepared.every(({ write }) => isUnchanged(current.get(write.pathKey), write))) {
+        result.unchanged = prepared.length;
+        return result;
+      }
       return db.transaction(async (tx) => {
-        const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write', tx);
+        // Authority and hashes are checked again under the vault lock: the read above may be stale by now.
+        await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write', tx);
         await store.lockVault(tx, mapping.vaultId);
-        const existing = await store.findHashes(tx, mapping.vaultId, prepared.map((p) => p.write.pathKey));
+        const existing = await store.findHashes(tx, mapping.vaultId, keys);
         const writes: store.NoteWrite[] = [];
         const events: NewProvenanceEvent[] = [];
         for (const { write } of prepared) {
           const before = existing.get(write.pathKey);
-          // A case-only rename is a change too: the stored path must follow the folder.
-          if (before && before.contentHash === write.contentHash && before.path === write.path) {
+          if (isUnchanged(before, write)) {
             result.unchanged += 1;
             continue;
           }
@@ -120,6 +135,9 @@ export function createNotesService(db: Database, vaults: VaultsService): NotesSe
         yield page;
         after = page[page.length - 1]!.path;
       }
+    },
+    async refreshStatistics() {
+      await db.exec('ANALYZE notes');
     },
     async countNotes(actor, mappingId) {
       const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
