@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, publicBaseUrl } from './config.ts';
 
 describe('loadConfig', () => {
   it('has working defaults: port 8787, embedded database in ./data, base URL from the port', () => {
@@ -12,6 +12,15 @@ describe('loadConfig', () => {
   it('derives the base URL from PORT and trims a trailing slash from KGATE_BASE_URL', () => {
     expect(loadConfig({ PORT: '9000' }).baseUrl).toBe('http://localhost:9000');
     expect(loadConfig({ KGATE_BASE_URL: 'https://kg.example.com/' }).baseUrl).toBe('https://kg.example.com');
+  });
+
+  it('with PORT=0 the base URL comes from the bound address unless configured', () => {
+    const config = loadConfig({ PORT: '0' });
+    expect(config.baseUrl).toBeUndefined();
+    expect(publicBaseUrl(config, 'http://127.0.0.1:43121')).toBe('http://localhost:43121');
+    expect(publicBaseUrl(loadConfig({ PORT: '0', KGATE_BASE_URL: 'https://kg.example' }), 'http://127.0.0.1:1')).toBe(
+      'https://kg.example',
+    );
   });
 
   it('uses PostgreSQL when DATABASE_URL is set', () => {

@@ -29,8 +29,11 @@ const EnvSchema = z.object({
 export interface Config {
   port: number;
   host: string;
-  /** Public base URL without a trailing slash, e.g. `http://localhost:8787`. */
-  baseUrl: string;
+  /**
+   * Public base URL without a trailing slash, e.g. `http://localhost:8787`. Undefined only with `PORT=0` and no
+   * KGATE_BASE_URL: the port is known after binding, so use `publicBaseUrl` then.
+   */
+  baseUrl: string | undefined;
   database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string; poolSize: number };
   logLevel: z.infer<typeof EnvSchema>['KGATE_LOG_LEVEL'];
   shutdownGraceMs: number;
@@ -42,6 +45,11 @@ function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | und
   // Never echo a database URL: it may carry a password.
   const shown = raw === undefined || variable === 'DATABASE_URL' ? '' : ` (got ${JSON.stringify(raw)})`;
   return `${variable}: ${issue.message}${shown}`;
+}
+
+/** The public base URL: the configured one, or the address the server actually bound (`PORT=0`). */
+export function publicBaseUrl(config: Config, boundUrl: string): string {
+  return config.baseUrl ?? boundUrl.replace('//127.0.0.1:', '//localhost:');
 }
 
 /**
@@ -59,7 +67,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     host: e.KGATE_HOST,
-    baseUrl: (e.KGATE_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl: e.KGATE_BASE_URL
+      ? e.KGATE_BASE_URL.replace(/\/+$/, '')
+      : e.PORT === 0
+        ? undefined
+        : `http://localhost:${e.PORT}`,
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL, poolSize: e.KGATE_DB_POOL_SIZE }
       : { kind: 'pglite', dataDir: e.KGATE_DATA_DIR },

@@ -18,6 +18,7 @@ import { createTokensService, type TokensService } from './domains/tokens/index.
 import { createVaultsService, type VaultsService } from './domains/vaults/index.ts';
 import { createWorkspacesService, type WorkspacesService } from './domains/workspaces/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
+import { KgateError } from './kernel/errors.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createHttpApp } from './surfaces/http/app.ts';
 import type { ReadinessReport } from './surfaces/http/health-routes.ts';
@@ -55,7 +56,12 @@ export function pgliteDirOf(dataDir: string): string {
  */
 export async function openDatabase(config: Config, command = 'kgate'): Promise<OpenedDatabase> {
   if (config.database.kind === 'postgres') {
-    const db = await openPostgres({ connectionString: config.database.url, poolSize: config.database.poolSize });
+    const db = await openPostgres({ connectionString: config.database.url, poolSize: config.database.poolSize }).catch(
+      (error: Error) => {
+        // pg's messages name host and port, never the password.
+        throw new KgateError('unavailable', `Cannot connect to the PostgreSQL server of DATABASE_URL: ${error.message}`);
+      },
+    );
     try {
       await migrate(db);
     } catch (error) {

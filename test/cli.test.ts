@@ -17,6 +17,7 @@ import { verifyPassword } from '../src/domains/accounts/password.ts';
 import { createServices } from '../src/main.ts';
 import {
   cleanupCli,
+  installationAt,
   listFiles,
   newInstallation,
   REPO_ROOT,
@@ -31,6 +32,8 @@ import { TEST_ENGINE } from './support/database.ts';
 
 const EXAMPLE_VAULT = join(REPO_ROOT, 'examples', 'vault');
 const TOKEN = /^kgp_[0-9A-Za-z]{36}$/;
+/** For tests that initialize PGlite, move 5,000 notes or run a server: generous on a loaded two-core machine. */
+const SLOW_MS = 180_000;
 
 afterAll(cleanupCli);
 
@@ -91,7 +94,7 @@ describe('kgate admin bootstrap', () => {
     });
     expect(first.baseUrl).toMatch(/^https?:\/\/[^/]+$/);
     expect(first.mcpUrl).toBe(`${first.baseUrl}/api/mcp`);
-  });
+  }, SLOW_MS);
 
   it('is idempotent: same ids, a new token, no seeding, and both tokens work', async () => {
     const second = await bootstrapJson(install);
@@ -131,7 +134,7 @@ describe('kgate admin bootstrap options, then import and export (shared installa
       expect(await notePaths(db, owner.mappingId)).toEqual([]);
       expect(await tableCounts(db)).toMatchObject({ accounts: 1, vaults: 1, notes: 0, provenance_events: 0 });
     });
-  });
+  }, SLOW_MS);
 
   it('--email and --password create that account with that password', async () => {
     const output = await bootstrapJson(install, '--email', 'writer@example.test', '--password', 'correct horse');
@@ -146,6 +149,21 @@ describe('kgate admin bootstrap options, then import and export (shared installa
       expect(await verifyPassword('correct horse', account!.password_hash)).toBe(true);
       expect(await verifyPassword('wrong horse!', account!.password_hash)).toBe(false);
       expect((await createServices(db).tokens.authenticate(output.token)).accountId).toBe(output.accountId);
+    });
+  });
+
+  it('--password-stdin reads the password from standard input, keeping it out of the process list', async () => {
+    const result = await runKgate(
+      ['admin', 'bootstrap', '--json', '--email', 'stdin@example.test', '--password-stdin'],
+      install.env,
+      { input: 'from standard input\n' },
+    );
+    const output = singleJson<BootstrapOutput>(result);
+    await install.withDatabase(async (db) => {
+      const [account] = await db.query<{ password_hash: string }>('SELECT password_hash FROM accounts WHERE id = $1', [
+        output.accountId,
+      ]);
+      expect(await verifyPassword('from standard input', account!.password_hash)).toBe(true);
     });
   });
 
@@ -168,12 +186,12 @@ describe('kgate admin bootstrap options, then import and export (shared installa
     it('creates every note on the first run', async () => {
       const report = await importJson(install, bulk, owner.mappingId);
       expect(report).toMatchObject({ notes: 5000, created: 5000, updated: 0, unchanged: 0, rejected: [], dryRun: false });
-    });
+    }, SLOW_MS);
 
     it('reports every note unchanged on the second run', async () => {
       const report = await importJson(install, bulk, owner.mappingId);
       expect(report).toMatchObject({ notes: 5000, created: 0, updated: 0, unchanged: 5000, rejected: [] });
-    });
+    }, SLOW_MS);
 
     it('after 3 edits and 1 new file: updated 3, created 1, unchanged 4997, and exactly 5,004 events', async () => {
       const files = await listFiles(bulk);
@@ -193,7 +211,7 @@ describe('kgate admin bootstrap options, then import and export (shared installa
           { kind: 'note.updated', n: 3 },
         ]);
       });
-    });
+    }, SLOW_MS);
   });
 
   describe('kgate export', () => {
@@ -204,7 +222,7 @@ describe('kgate admin bootstrap options, then import and export (shared installa
       );
       expect(result.notes).toBe(5001);
       await expectSameFiles(out, bulk);
-    });
+    }, SLOW_MS);
 
     it('into a non-empty folder without --force exits non-zero and writes nothing', async () => {
       const out = await tempDir('export-busy');
@@ -214,6 +232,8 @@ describe('kgate admin bootstrap options, then import and export (shared installa
       expect(result.stdout).toBe('');
       expect(result.stderr).toContain('is not empty');
       expect(result.stderr).toContain('--force');
+      // An operator mistake is one line, not a stack trace.
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(await listFiles(out)).toEqual(['keep.md']);
       expect(await readFile(join(out, 'keep.md'), 'utf8')).toBe('mine\n');
     });
@@ -232,15 +252,14 @@ describe('kgate admin bootstrap options, then import and export (shared installa
         symlinks: 0,
       });
       expect(report.hidden).toBeGreaterThanOrEqual(1);
-      expect(await install.withDatabase((db) => notePaths(db, target.mappingId))).toEqual(
-        [...exampleNotes].sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1)),
-      );
+      const imported = await install.withDatabase((db) => notePaths(db, target.mappingId));
+      expect(imported.sort()).toEqual([...exampleNotes].sort());
 
       // And back out: the exported folder is the example vault's notes, byte for byte.
       const out = join(await tempDir('export-examples'), 'out');
       expect((await runKgate(['export', '--mapping', target.mappingId, out], install.env)).code).toBe(0);
       await expectSameFiles(out, EXAMPLE_VAULT, (path) => exampleNotes.includes(path));
-    });
+    }, SLOW_MS);
 
     it('reports an invalid file name and a non-UTF-8 file as rejected, exits 1, and imports the valid ones', async () => {
       const target = await bootstrapJson(install, '--email', 'rejects@example.test', '--empty');
@@ -280,6 +299,15 @@ describe('kgate admin bootstrap options, then import and export (shared installa
       expect(result.stderr).toContain('usage: kgate import DIR --mapping ID');
       expect(result.stderr).toContain('Usage:');
     });
+
+    it('from a folder that does not exist fails in one line, before opening any database', async () => {
+      const dataDir = join(await tempDir('never-opened'), 'data');
+      const env = TEST_ENGINE === 'pglite' ? { KGATE_DATA_DIR: dataDir } : install.env;
+      const result = await runKgate(['import', join(bulk, 'no-such-folder'), '--mapping', owner.mappingId], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([`kgate: ${join(bulk, 'no-such-folder')} is not a folder.`]);
+      expect(existsSync(dataDir)).toBe(false);
+    });
   });
 });
 
@@ -318,12 +346,11 @@ describe.runIf(TEST_ENGINE === 'pglite')('the data directory lock', () => {
 
     const output = singleJson<BootstrapOutput>(await runKgate(['admin', 'bootstrap', '--json'], env));
     expect(output).toMatchObject({ created: { account: false, vault: false }, seeded: null });
-    const install: Pick<Installation, 'withDatabase'> = (await newInstallationAt(dir));
-    await install.withDatabase(async (db) => {
+    await installationAt(dir).withDatabase(async (db) => {
       expect((await createServices(db).tokens.authenticate(bannerToken)).accountId).toBe(output.accountId);
       expect(await notePaths(db, output.mappingId)).toHaveLength(exampleNotes.length);
     });
-  });
+  }, SLOW_MS);
 });
 
 describe.runIf(TEST_ENGINE === 'pglite')('invalid configuration', () => {
@@ -357,8 +384,11 @@ describe.runIf(TEST_ENGINE === 'pglite')('invalid configuration', () => {
 
   it('an unreachable DATABASE_URL fails without echoing its password', async () => {
     const result = await runKgate(['admin', 'bootstrap', '--json'], { DATABASE_URL: 'postgres://u:secret@127.0.0.1:1/x' });
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).not.toContain('secret');
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^kgate: Cannot connect to the PostgreSQL server of DATABASE_URL: .*ECONNREFUSED/),
+    ]);
   });
 });

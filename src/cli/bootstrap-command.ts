@@ -1,4 +1,3 @@
-import type { Config } from '../config.ts';
 import type { Services } from '../main.ts';
 import { importFolder, type ImportReport } from './import-folder.ts';
 import { EXAMPLE_VAULT_DIR } from './runtime.ts';
@@ -21,7 +20,7 @@ export interface BootstrapOutput {
  * (unless `empty`). Seeding an existing vault with notes would overwrite the owner's edits, so it never happens.
  */
 export async function bootstrap(
-  config: Config,
+  baseUrl: string,
   services: Services,
   options: { email?: string; password?: string; empty?: boolean },
 ): Promise<BootstrapOutput> {
@@ -41,8 +40,8 @@ export async function bootstrap(
     vaultId: result.mapping.vaultId,
     mappingId: result.mapping.id,
     token: result.token,
-    baseUrl: config.baseUrl,
-    mcpUrl: `${config.baseUrl}/api/mcp`,
+    baseUrl,
+    mcpUrl: `${baseUrl}/api/mcp`,
     created: { account: result.accountCreated, vault: result.vaultCreated },
     seeded,
   };

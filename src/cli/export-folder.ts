@@ -2,6 +2,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import type { NotesService } from '../domains/notes/index.ts';
 import type { Actor } from '../kernel/principal.ts';
+import { OperatorError } from './operator-error.ts';
 import { createProgress } from './progress.ts';
 
 /** Writes every note of a hosted vault into `dir` as `.md` files; returns how many. */
@@ -18,7 +19,7 @@ export async function exportFolder(
     throw error;
   });
   if (existing.length > 0 && !options.force) {
-    throw new Error(`${root} is not empty. Choose an empty folder, or pass --force to overwrite files in it.`);
+    throw new OperatorError(`${root} is not empty. Choose an empty folder, or pass --force to overwrite files in it.`);
   }
   const total = await notes.countNotes(actor, mappingId);
   const progress = options.progress ? createProgress('Exporting', total) : undefined;
@@ -28,7 +29,7 @@ export async function exportFolder(
     for (const note of page) {
       const target = resolve(root, ...note.path.split('/'));
       // Stored paths are validated, but a file write outside the folder must be impossible, not just unlikely.
-      if (!target.startsWith(root + sep)) throw new Error(`Refusing to write outside ${root}: ${note.path}`);
+      if (!target.startsWith(root + sep)) throw new OperatorError(`Refusing to write outside ${root}: ${note.path}`);
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, note.content, 'utf8');
       written += 1;

@@ -7,14 +7,16 @@ import { bootstrap } from './bootstrap-command.ts';
 import { exportFolder } from './export-folder.ts';
 import { importFolder } from './import-folder.ts';
 import { operatorFor, withRuntime } from './runtime.ts';
+import { OperatorError } from './operator-error.ts';
 import { serveCommand } from './serve-command.ts';
+import { assertVaultFolder } from './vault-folder.ts';
 import { accountCommand, tokenCommand } from './account-commands.ts';
 
 const USAGE = `kgate: hosted knowledge gateway
 
 Usage:
   kgate serve                                   run the gateway (what npm start runs)
-  kgate admin bootstrap [--email E] [--password P] [--empty] [--json]
+  kgate admin bootstrap [--email E] [--password P | --password-stdin] [--empty] [--json]
                                                 create the owner, a workspace, a demo vault and a token
   kgate admin account --email E [--suspend | --reactivate] [--plan free|developer|team]
   kgate token list|create|rotate|revoke [--email E] [--name N] [--id ID] [--json]
@@ -39,6 +41,8 @@ async function importCommand(args: string[]): Promise<number> {
   });
   const dir = positionals[0];
   if (!dir || !values.mapping || positionals.length > 1) throw new UsageError('usage: kgate import DIR --mapping ID');
+  // Check the folder before opening (and perhaps creating) a database.
+  await assertVaultFolder(dir);
   const report = await withRuntime('kgate import', async ({ services }) =>
     importFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, dir, {
       dryRun: values['dry-run'] ?? false,
@@ -74,20 +78,29 @@ async function exportCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function bootstrapCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
       email: { type: 'string' },
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       empty: { type: 'boolean' },
       json: { type: 'boolean' },
     },
   });
+  // --password-stdin keeps the password out of the process list, where --password is visible to local users.
+  const password = values['password-stdin'] ? (await readStdin()).replace(/\r?\n$/, '') : values.password;
   const output = await withRuntime('kgate admin bootstrap', ({ config, services }) =>
-    bootstrap(config, services, {
+    bootstrap(config.baseUrl ?? 'http://localhost:8787', services, {
       ...(values.email ? { email: values.email } : {}),
-      ...(values.password ? { password: values.password } : {}),
+      ...(password ? { password } : {}),
       empty: values.empty ?? false,
     }),
   );
@@ -147,6 +160,16 @@ function reportFailure(error: unknown): number {
   }
   if (isKgateError(error)) {
     process.stderr.write(`kgate: ${error.message} (${error.code})\n`);
+    return 1;
+  }
+  if (error instanceof OperatorError) {
+    process.stderr.write(`kgate: ${error.message}\n`);
+    return 1;
+  }
+  const systemCode = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof systemCode === 'string' && /^E[A-Z]+$/.test(systemCode)) {
+    // ECONNREFUSED, ENOTFOUND, EACCES...: the environment, not a bug. Messages of these never hold credentials.
+    process.stderr.write(`kgate: ${(error as Error).message}\n`);
     return 1;
   }
   process.stderr.write(`kgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,5 +1,5 @@
-import { loadConfig } from '../config.ts';
-import { createServices, openDatabase, startGateway, type Gateway } from '../main.ts';
+import { loadConfig, publicBaseUrl } from '../config.ts';
+import { openDatabase, startGateway, type Gateway } from '../main.ts';
 import { createLogger } from '../logger.ts';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { bootstrap, firstStartBanner } from './bootstrap-command.ts';
@@ -13,22 +13,24 @@ export async function serveCommand(): Promise<number> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const opened = await openDatabase(config, 'kgate serve');
-  let banner: string | undefined;
-  let gateway: Gateway;
-  try {
-    // Only the embedded quick start bootstraps itself; a server database is set up with `kgate admin bootstrap`,
-    // so that a token is never printed into a production log.
-    const services = createServices(opened.db);
-    if (config.database.kind === 'pglite' && (await services.accounts.countAccounts()) === 0) {
-      banner = firstStartBanner(await bootstrap(config, services, {}), DEFAULT_OWNER_EMAIL);
-    }
-    gateway = await startGateway(config, opened, { logger });
-  } catch (error) {
+  const gateway: Gateway = await startGateway(config, opened, { logger }).catch(async (error: unknown) => {
     // Release the database (and the data directory lock) before reporting, e.g. when the port is taken.
     await opened.close();
     throw error;
+  });
+  let banner: string | undefined;
+  try {
+    // Only the embedded quick start bootstraps itself; a server database is set up with `kgate admin bootstrap`,
+    // so that a token is never printed into a production log.
+    if (config.database.kind === 'pglite' && (await gateway.services.accounts.countAccounts()) === 0) {
+      const output = await bootstrap(publicBaseUrl(config, gateway.url), gateway.services, {});
+      banner = firstStartBanner(output, DEFAULT_OWNER_EMAIL);
+    }
+  } catch (error) {
+    await gateway.stop();
+    throw error;
   }
-  logger.info({ url: gateway.url, baseUrl: config.baseUrl, database: config.database.kind }, 'kgate listening');
+  logger.info({ url: gateway.url, baseUrl: publicBaseUrl(config, gateway.url), database: config.database.kind }, 'kgate listening');
   if (banner) process.stdout.write(`${banner}\n`);
 
   return new Promise<number>((resolve) => {

@@ -1,5 +1,6 @@
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { OperatorError } from './operator-error.ts';
 
 /** How an importer treats a file found in a vault folder. */
 export type FolderEntryKind = 'note' | 'canvas' | 'attachment' | 'hidden' | 'symlink';
@@ -29,10 +30,15 @@ export async function listVaultFolder(root: string): Promise<FolderEntry[]> {
       else if (child.isFile()) entries.push({ path, kind: kindOf(child.name) });
     }
   }
-  const rootStat = await lstat(root);
-  if (!rootStat.isDirectory()) throw new Error(`${root} is not a directory.`);
+  await assertVaultFolder(root);
   await walk(root);
   return entries;
+}
+
+/** Fails with a one-line message unless `root` is a readable directory. */
+export async function assertVaultFolder(root: string): Promise<void> {
+  const stat = await lstat(root).catch(() => undefined);
+  if (!stat?.isDirectory()) throw new OperatorError(`${root} is not a folder.`);
 }
 
 function kindOf(name: string): FolderEntryKind {

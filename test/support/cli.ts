@@ -38,21 +38,27 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-function spawnKgate(args: string[], env: Record<string, string>): ChildProcess {
+function spawnKgate(args: string[], env: Record<string, string>, input?: string): ChildProcess {
   const child = spawn(process.execPath, [KGATE, ...args], {
     cwd: REPO_ROOT,
     env: childEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin!.end(input);
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
 }
 
 /** Runs `kgate <args>` to completion with exactly `env` (plus PATH/HOME); killed after `timeoutMs`. */
-export function runKgate(args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<CliResult> {
+export function runKgate(
+  args: string[],
+  env: Record<string, string>,
+  options: { timeoutMs?: number; input?: string } = {},
+): Promise<CliResult> {
+  const timeoutMs = options.timeoutMs ?? 90_000;
   return new Promise((resolve, reject) => {
-    const child = spawnKgate(args, env);
+    const child = spawnKgate(args, env, options.input);
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -163,27 +169,27 @@ export interface Installation {
   close(): Promise<void>;
 }
 
+/** The PGlite installation in `dataDir` (which may still be empty). */
+export function installationAt(dataDir: string): Installation {
+  return {
+    env: { KGATE_DATA_DIR: dataDir },
+    async withDatabase(work) {
+      const opened = await openDatabase(loadConfig({ KGATE_DATA_DIR: dataDir }), 'kgate test');
+      try {
+        return await work(opened.db);
+      } finally {
+        await opened.close();
+      }
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
 /** A fresh installation on this project's engine: an empty data directory (initialized by the first child). */
 export async function newInstallation(): Promise<Installation> {
-  let installation: Installation;
-  if (TEST_ENGINE === 'pglite') {
-    const dir = await tempDir('data');
-    installation = {
-      env: { KGATE_DATA_DIR: dir },
-      async withDatabase(work) {
-        const opened = await openDatabase(loadConfig({ KGATE_DATA_DIR: dir }), 'kgate test');
-        try {
-          return await work(opened.db);
-        } finally {
-          await opened.close();
-        }
-      },
-      close: async () => undefined,
-    };
-  } else {
-    const { db, url } = await openTestDatabase();
-    installation = { env: { DATABASE_URL: url! }, withDatabase: (work) => work(db), close: () => db.close() };
-  }
+  if (TEST_ENGINE === 'pglite') return installationAt(await tempDir('data'));
+  const { db, url } = await openTestDatabase();
+  const installation: Installation = { env: { DATABASE_URL: url! }, withDatabase: (work) => work(db), close: () => db.close() };
   installations.add(installation);
   return installation;
 }

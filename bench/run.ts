@@ -1,0 +1,153 @@
+/**
+ * The one entry point of kgate's benchmarks: `npm run bench [-- --notes N] [--seed S] [--repeat R] [--write]`.
+ *
+ * Runs every benchmark in BENCHMARKS, prints the machine facts and one Markdown section per benchmark to stdout
+ * (progress goes to stderr), and with `--write` replaces each benchmark's section of docs/benchmarks.md, keeping
+ * the rest of the file. Exits non-zero when a benchmark reports failures (and then writes nothing).
+ *
+ * Adding a benchmark: export a {@link Benchmark} from its module and add it to BENCHMARKS.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { importThroughput } from './import-throughput.ts';
+
+/** Options every benchmark receives from the command line. */
+export interface BenchmarkOptions {
+  /** Size of the synthetic vault (`--notes`, default 20000). */
+  notes: number;
+  /** Seed of the synthetic vault (`--seed`, default 42). */
+  seed: number;
+  /** Repetitions of each measurement, median reported (`--repeat`, default 3). */
+  repeat: number;
+}
+
+/** What a benchmark hands back: Markdown lines for its section, and any failures that invalidate it. */
+export interface BenchmarkReport {
+  /** The results table, one Markdown line per table row. */
+  table: string[];
+  /** Markdown lines printed after the table: setup, engines, phases, interpretation. */
+  details: string[];
+  /** Non-empty when the measured code did not do its job; the run then exits non-zero. */
+  failures: string[];
+}
+
+/** One benchmark: its section title in docs/benchmarks.md and how to run it. */
+export interface Benchmark {
+  title: string;
+  run(options: BenchmarkOptions): Promise<BenchmarkReport>;
+}
+
+/** Every benchmark `npm run bench` runs, in order. */
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput];
+
+const DOC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'benchmarks.md');
+
+const DOC_HEADER = `# Benchmarks
+
+Run them with \`npm run bench\` (options after \`--\`: \`--notes N\`, vault size, default 20,000;
+\`--seed S\`, default 42; \`--repeat R\`, repetitions of each run whose median is reported, default 3).
+\`npm run bench -- --write\` runs them and rewrites each benchmark's section below; other sections are kept.
+The code is in \`bench/\`: \`bench/run.ts\` is the entry point, one module per benchmark.
+
+Numbers are from a small 2-core machine (the development VM described in each section), not production hardware:
+compare rows within a section, measured in the same run, rather than absolute values across machines.
+`;
+
+/** Facts about this machine and runtime, as Markdown list items. */
+export function machineFacts(): string[] {
+  let cpu = 'unknown CPU';
+  try {
+    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (match?.[1]) cpu = match[1].trim();
+  } catch {
+    // Not Linux: keep "unknown CPU".
+  }
+  return [
+    `- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `- CPU: ${cpu}, ${availableParallelism()} cores`,
+    `- RAM: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `- Node.js ${process.version} on ${process.platform}/${process.arch}`,
+  ];
+}
+
+/** The Markdown section of one benchmark (heading, machine, table, details). */
+function section(title: string, facts: readonly string[], report: BenchmarkReport): string {
+  return [`## ${title}`, '', ...facts, '', ...report.table, '', ...report.details].join('\n').trimEnd() + '\n';
+}
+
+/** Replaces the `## title` section of a Markdown document (up to the next `## ` heading), or appends it. */
+export function replaceSection(doc: string, title: string, body: string): string {
+  const lines = doc.split('\n');
+  const start = lines.findIndex((line) => line.trim() === `## ${title}`);
+  if (start < 0) return `${doc.trimEnd()}\n\n${body}`;
+  let end = lines.findIndex((line, k) => k > start && /^## /.test(line));
+  if (end < 0) end = lines.length;
+  const before = lines.slice(0, start).join('\n').trim();
+  const after = lines.slice(end).join('\n').trim();
+  return [before, body.trim(), after].filter((part) => part !== '').join('\n\n') + '\n';
+}
+
+function parseCount(flag: string, value: string | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${flag} expects an integer >= ${min}, got ${value}`);
+  return n;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      notes: { type: 'string' },
+      seed: { type: 'string' },
+      repeat: { type: 'string' },
+      write: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const options: BenchmarkOptions = {
+    notes: parseCount('notes', values.notes, 20_000, 1),
+    seed: parseCount('seed', values.seed, 42, 0),
+    repeat: parseCount('repeat', values.repeat, 3, 1),
+  };
+  const started = performance.now();
+  const facts = machineFacts();
+  const sections: Array<{ title: string; body: string }> = [];
+  const failures: string[] = [];
+  for (const benchmark of BENCHMARKS) {
+    process.stderr.write(`# ${benchmark.title}\n`);
+    const report = await benchmark.run(options);
+    sections.push({ title: benchmark.title, body: section(benchmark.title, facts, report) });
+    failures.push(...report.failures.map((f) => `${benchmark.title}: ${f}`));
+  }
+  process.stdout.write(sections.map((s) => s.body).join('\n'));
+  process.stderr.write(`benchmarks took ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  if (failures.length > 0) {
+    process.stderr.write(`FAILED (nothing written):\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
+    return 1;
+  }
+  if (values.write) {
+    let doc = existsSync(DOC_PATH) ? readFileSync(DOC_PATH, 'utf8') : DOC_HEADER;
+    for (const s of sections) doc = replaceSection(doc, s.title, s.body);
+    await writeFile(DOC_PATH, doc);
+    process.stderr.write(`wrote ${DOC_PATH}\n`);
+  }
+  return 0;
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === pathToFileURL(entry).href) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
