@@ -2,7 +2,8 @@
  * Import throughput: how many notes per second `kgate import` stores, on embedded PGlite and on server
  * PostgreSQL, next to baselines measured in the same run on the same synthetic vault:
  *
- * - A: listing and reading the folder only, with the same `listVaultFolder` / `readNoteFile` code the import uses;
+ * - A: listing and reading the folder only, with the same `listVaultFolder` / `readNoteFiles` code (batches of
+ *   250 read concurrently) that the import uses;
  * - B: the same listing and reads, plus a SHA-256 per note and better-sqlite3 inserts of (path, content, hash) in
  *   transactions of 250 rows into an on-disk WAL-mode SQLite file: a minimal "store the files" job;
  * - a reference row that reads the same files with `readFileSync` (not the import's code), to show how much of
@@ -25,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { importFolder, type ImportReport } from '../src/cli/import-folder.ts';
-import { listVaultFolder, readNoteFile } from '../src/cli/vault-folder.ts';
+import { listVaultFolder, readNoteFiles } from '../src/cli/vault-folder.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Database, Row, Sql } from '../src/db/port.ts';
 import type { NotesService } from '../src/domains/notes/index.ts';
@@ -37,7 +38,7 @@ import { writeSyntheticVault } from './vault-generator.ts';
 /** The PostgreSQL server used when KGATE_BENCH_DATABASE_URL is not set (local, trust auth). */
 export const DEFAULT_BENCH_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 
-/** Rows per transaction in the SQLite baseline; the same as `kgate import` sends per batch. */
+/** Notes per batch in the baselines (files read at once, rows per SQLite transaction): the same as `kgate import`. */
 const SQLITE_BATCH = 250;
 
 /** The phases runs are broken into, in display order. */
@@ -218,11 +219,11 @@ const count = (n: number): string => n.toLocaleString('en-US');
 /** Baseline A: list the folder and read every note, as `importFolder` does, with no database. */
 async function readOnlyBaseline(dir: string): Promise<Sample> {
   const started = performance.now();
-  const entries = await listVaultFolder(dir);
+  const paths = (await listVaultFolder(dir)).filter((e) => e.kind === 'note').map((e) => e.path);
   let read = 0;
-  for (const entry of entries) {
-    if (entry.kind !== 'note') continue;
-    if ((await readNoteFile(dir, entry.path)) !== undefined) read++;
+  for (let start = 0; start < paths.length; start += SQLITE_BATCH) {
+    const contents = await readNoteFiles(dir, paths.slice(start, start + SQLITE_BATCH));
+    read += contents.filter((content) => content !== undefined).length;
   }
   const ms = performance.now() - started;
   return { label: 'Baseline A: list + read files, no database', system: 'baseline', notes: read, ms, outcome: `${count(read)} read` };
@@ -269,8 +270,10 @@ async function sqliteBaseline(dir: string): Promise<{ sample: Sample; engine: st
       const paths = (await listVaultFolder(dir)).filter((e) => e.kind === 'note').map((e) => e.path);
       for (let start = 0; start < paths.length; start += SQLITE_BATCH) {
         const batch: Array<[string, string, string]> = [];
-        for (const path of paths.slice(start, start + SQLITE_BATCH)) {
-          const content = await readNoteFile(dir, path);
+        const slice = paths.slice(start, start + SQLITE_BATCH);
+        const contents = await readNoteFiles(dir, slice);
+        for (const [i, path] of slice.entries()) {
+          const content = contents[i];
           if (content === undefined) continue;
           const t0 = performance.now();
           batch.push([path, content, `sha256:${createHash('sha256').update(content, 'utf8').digest('hex')}`]);
@@ -566,10 +569,9 @@ function interpretation(result: ImportThroughputResult): string[] {
   const readingLeads = firstImports.length > 0 && firstImports.every((r) => (r.phases?.['read files'] ?? 0) >= databaseMs(r));
   lines.push(
     (readingLeads ? 'Reading the files costs kgate more than its database does. ' : '') +
-      `The import's reader (\`readNoteFile\`: one awaited \`fs.promises.readFile\` per note, one note after ` +
-      `another) costs ${perFile(readOnly)} per note here, against ${perFile(reference)} with \`readFileSync\`: ` +
-      `each \`readFile\` is an open, a stat, a read and a close, each a round trip through libuv's thread pool, ` +
-      `and the import waits for every one in turn. ` +
+      `The import's reader (\`readNoteFiles\`: batches of 250 \`fs.promises.readFile\` calls in flight at once) ` +
+      `costs ${perFile(readOnly)} per note here, against ${perFile(reference)} with \`readFileSync\`: each ` +
+      `\`readFile\` is an open, a stat, a read and a close through libuv's thread pool, which the batches overlap. ` +
       readsInside(rows, readOnly) +
       `Storing in SQLite adds only ${fixed((sum([sqlite.phases?.['prepare batches'], sqlite.phases?.['SQLite insert + commit']]) / 1000), 2)} s ` +
       `(hash + insert) to baseline A's ${fixed(readOnly.seconds, 2)} s.`,

@@ -1,7 +1,7 @@
 import { type ImportBatchResult, type ImportedFile, type NotesService } from '../domains/notes/index.ts';
 import type { Actor } from '../kernel/principal.ts';
 import { createProgress } from './progress.ts';
-import { listVaultFolder, readNoteFile } from './vault-folder.ts';
+import { listVaultFolder, readNoteFiles } from './vault-folder.ts';
 
 /** Everything an import did, including what it did not import and why. */
 export interface ImportReport extends ImportBatchResult {
@@ -49,9 +49,7 @@ export async function importFolder(
   const progress = options.progress ? createProgress('Importing', notePaths.length) : undefined;
   for (let start = 0; start < notePaths.length; start += BATCH_SIZE) {
     const paths = notePaths.slice(start, start + BATCH_SIZE);
-    // Reading a batch concurrently lets libuv overlap open/stat/read/close; one awaited read at a time was half
-    // of a first import's time (docs/benchmarks.md).
-    const contents = await Promise.all(paths.map((path) => readNoteFile(dir, path)));
+    const contents = await readNoteFiles(dir, paths);
     const batch: ImportedFile[] = [];
     paths.forEach((path, i) => {
       const content = contents[i];

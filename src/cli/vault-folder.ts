@@ -50,6 +50,14 @@ function kindOf(name: string): FolderEntryKind {
 // fatal: reject invalid UTF-8 instead of silently replacing bytes; ignoreBOM: keep a BOM so export round-trips.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/**
+ * Reads several note files at once (undefined for each that is not valid UTF-8). Concurrent reads let libuv
+ * overlap each file's open, stat, read and close; reading one file at a time was half of a first import's time.
+ */
+export function readNoteFiles(root: string, paths: readonly string[]): Promise<(string | undefined)[]> {
+  return Promise.all(paths.map((path) => readNoteFile(root, path)));
+}
+
 /** Reads a note file as UTF-8; undefined when the bytes are not valid UTF-8. */
 export async function readNoteFile(root: string, path: string): Promise<string | undefined> {
   const bytes = await readFile(join(root, ...path.split('/')));
