@@ -5,41 +5,17 @@
  * (progress goes to stderr), and with `--write` replaces each benchmark's section of docs/benchmarks.md, keeping
  * the rest of the file. Exits non-zero when a benchmark reports failures (and then writes nothing).
  *
- * Adding a benchmark: export a {@link Benchmark} from its module and add it to BENCHMARKS.
+ * Adding a benchmark: export a {@link Benchmark} from its module and add it to BENCHMARKS. Shared pieces are in
+ * `bench/support/`: the Benchmark contract, machine facts, scratch PostgreSQL databases, number formatting.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { availableParallelism, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { importThroughput } from './import-throughput.ts';
-
-/** Options every benchmark receives from the command line. */
-export interface BenchmarkOptions {
-  /** Size of the synthetic vault (`--notes`, default 20000). */
-  notes: number;
-  /** Seed of the synthetic vault (`--seed`, default 42). */
-  seed: number;
-  /** Repetitions of each measurement, median reported (`--repeat`, default 3). */
-  repeat: number;
-}
-
-/** What a benchmark hands back: Markdown lines for its section, and any failures that invalidate it. */
-export interface BenchmarkReport {
-  /** The results table, one Markdown line per table row. */
-  table: string[];
-  /** Markdown lines printed after the table: setup, engines, phases, interpretation. */
-  details: string[];
-  /** Non-empty when the measured code did not do its job; the run then exits non-zero. */
-  failures: string[];
-}
-
-/** One benchmark: its section title in docs/benchmarks.md and how to run it. */
-export interface Benchmark {
-  title: string;
-  run(options: BenchmarkOptions): Promise<BenchmarkReport>;
-}
+import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
+import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
 export const BENCHMARKS: readonly Benchmark[] = [importThroughput];
@@ -56,23 +32,6 @@ The code is in \`bench/\`: \`bench/run.ts\` is the entry point, one module per b
 Numbers are from a small 2-core machine (the development VM described in each section), not production hardware:
 compare rows within a section, measured in the same run, rather than absolute values across machines.
 `;
-
-/** Facts about this machine and runtime, as Markdown list items. */
-export function machineFacts(): string[] {
-  let cpu = 'unknown CPU';
-  try {
-    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
-    if (match?.[1]) cpu = match[1].trim();
-  } catch {
-    // Not Linux: keep "unknown CPU".
-  }
-  return [
-    `- Date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-    `- CPU: ${cpu}, ${availableParallelism()} cores`,
-    `- RAM: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
-    `- Node.js ${process.version} on ${process.platform}/${process.arch}`,
-  ];
-}
 
 /** The Markdown section of one benchmark (heading, machine, table, details). */
 function section(title: string, facts: readonly string[], report: BenchmarkReport): string {

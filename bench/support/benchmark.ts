@@ -1,0 +1,31 @@
+/**
+ * The contract between `bench/run.ts` and each benchmark: what a benchmark receives from the command line and
+ * what it hands back. It lives apart from the entry point so benchmark modules need not import `run.ts` (which
+ * imports them).
+ */
+
+/** Options every benchmark receives from the command line. */
+export interface BenchmarkOptions {
+  /** Size of the synthetic vault (`--notes`, default 20000). */
+  notes: number;
+  /** Seed of the synthetic vault (`--seed`, default 42). */
+  seed: number;
+  /** Repetitions of each measurement, median reported (`--repeat`, default 3). */
+  repeat: number;
+}
+
+/** What a benchmark hands back: Markdown lines for its section, and any failures that invalidate it. */
+export interface BenchmarkReport {
+  /** The results table, one Markdown line per table row. */
+  table: string[];
+  /** Markdown lines printed after the table: setup, engines, phases, interpretation. */
+  details: string[];
+  /** Non-empty when the measured code did not do its job; the run then exits non-zero. */
+  failures: string[];
+}
+
+/** One benchmark: its section title in docs/benchmarks.md and how to run it. */
+export interface Benchmark {
+  title: string;
+  run(options: BenchmarkOptions): Promise<BenchmarkReport>;
+}
