@@ -12,7 +12,10 @@ import { openPglite } from './db/pglite.ts';
 import type { Database } from './db/port.ts';
 import { openPostgres } from './db/postgres.ts';
 import { createAccountsService, type AccountsService } from './domains/accounts/index.ts';
+import { createIdempotencyService, type IdempotencyService } from './domains/idempotency/index.ts';
 import { createNotesService, type NotesService } from './domains/notes/index.ts';
+import { createProvenanceService, type ProvenanceService } from './domains/provenance/index.ts';
+import { createUsageService, type UsageService } from './domains/usage/index.ts';
 import { createOnboardingService, type OnboardingService } from './domains/onboarding/index.ts';
 import { createTokensService, type TokensService } from './domains/tokens/index.ts';
 import { createVaultsService, type VaultsService } from './domains/vaults/index.ts';
@@ -35,6 +38,9 @@ export interface Services {
   notes: NotesService;
   tokens: TokensService;
   onboarding: OnboardingService;
+  idempotency: IdempotencyService;
+  usage: UsageService;
+  provenance: ProvenanceService;
 }
 
 /** An open database, migrated, with the lock that guards an embedded data directory. */
@@ -95,10 +101,13 @@ export function createServices(db: Database, clock: Clock = systemClock): Servic
   const accounts = createAccountsService(db);
   const workspaces = createWorkspacesService(db);
   const vaults = createVaultsService(db, workspaces);
-  const notes = createNotesService(db, vaults);
+  const idempotency = createIdempotencyService(db);
+  const notes = createNotesService(db, vaults, idempotency);
   const tokens = createTokensService(db, clock);
   const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
-  return { accounts, workspaces, vaults, notes, tokens, onboarding };
+  const usage = createUsageService(db);
+  const provenance = createProvenanceService(db, vaults);
+  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance };
 }
 
 /** The readiness probe over a database: reachable and at migration head. */
@@ -112,6 +121,19 @@ export function readinessOf(db: Database): () => Promise<ReadinessReport> {
       return { database: 'unreachable', migrations: { atHead: false, pending: [] } };
     }
   };
+}
+
+// Expired idempotency keys and old minute counters are garbage; purging hourly keeps both tables small.
+const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+
+function startMaintenance(services: Services, logger: Logger): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    Promise.all([services.idempotency.purgeExpired(), services.usage.purgeOldCounters()]).catch((error: unknown) =>
+      logger.warn({ err: error }, 'maintenance failed'),
+    );
+  }, MAINTENANCE_INTERVAL_MS);
+  timer.unref();
+  return timer;
 }
 
 /** A started gateway. */
@@ -130,14 +152,25 @@ export async function startGateway(
 ): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const services = createServices(opened.db, options.clock);
-  const app = createHttpApp({ logger, tokens: services.tokens, readiness: readinessOf(opened.db), version: VERSION });
+  const app = createHttpApp({
+    logger,
+    tokens: services.tokens,
+    usage: services.usage,
+    idempotency: services.idempotency,
+    services: { notes: services.notes, provenance: services.provenance },
+    readiness: readinessOf(opened.db),
+    version: VERSION,
+    baseUrl: config.baseUrl ?? '',
+  });
   const server: RunningServer = await listen(app.fetch, { host: config.host, port: config.port });
+  const maintenance = startMaintenance(services, logger);
   let stopping: Promise<void> | undefined;
   return {
     url: server.url,
     services,
     stop() {
       stopping ??= (async () => {
+        clearInterval(maintenance);
         await server.close(config.shutdownGraceMs);
         await opened.close();
         logger.flush();

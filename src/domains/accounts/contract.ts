@@ -19,6 +19,22 @@ export const EntitlementsSchema = z.object({
 /** See EntitlementsSchema. */
 export type Entitlements = z.infer<typeof EntitlementsSchema>;
 
+/**
+ * Operator-set allowances that replace a plan's numbers for one account (a negotiated contract, a load test).
+ * Only allowances can be overridden; capabilities come from the plan.
+ */
+export const AllowanceOverridesSchema = z
+  .object({
+    mcpOperationsPerMinute: z.number().int().nonnegative(),
+    mcpOperationsPerMonth: z.number().int().nonnegative(),
+    restOperationsPerMinute: z.number().int().nonnegative(),
+    restOperationsPerMonth: z.number().int().nonnegative(),
+  })
+  .partial()
+  .strict();
+/** See AllowanceOverridesSchema. */
+export type AllowanceOverrides = z.infer<typeof AllowanceOverridesSchema>;
+
 /** An account as the domain sees it (never includes the password hash). */
 export const AccountSchema = z.object({
   id: z.uuid(),

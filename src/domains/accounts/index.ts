@@ -1,6 +1,13 @@
 /** Accounts: people who sign in, their status and plan, and what the plan includes. */
-export { AccountSchema, AccountStatusSchema, EmailSchema, EntitlementsSchema, PlanSchema } from './contract.ts';
-export type { Account, Entitlements } from './contract.ts';
+export {
+  AccountSchema,
+  AccountStatusSchema,
+  AllowanceOverridesSchema,
+  EmailSchema,
+  EntitlementsSchema,
+  PlanSchema,
+} from './contract.ts';
+export type { Account, AllowanceOverrides, Entitlements } from './contract.ts';
 export { PLAN_ENTITLEMENTS, entitlementsOf } from './plans.ts';
 export { verifyPassword } from './password.ts';
 export { createAccountsService } from './service.ts';

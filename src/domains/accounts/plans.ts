@@ -1,5 +1,5 @@
 import type { Plan } from '../../kernel/principal.ts';
-import type { Entitlements } from './contract.ts';
+import { AllowanceOverridesSchema, type Entitlements } from './contract.ts';
 
 /**
  * What each plan includes. The spec fixes the shape (spec 5 rule 2: the Developer REST API needs the Developer
@@ -39,7 +39,11 @@ export const PLAN_ENTITLEMENTS: Readonly<Record<Plan, Entitlements>> = {
   },
 };
 
-/** The entitlements of a plan. */
-export function entitlementsOf(plan: Plan): Entitlements {
-  return PLAN_ENTITLEMENTS[plan];
+/**
+ * The entitlements of a plan, with the account's allowance overrides applied. Overrides that fail validation are
+ * ignored rather than trusted: they come from a jsonb column an operator may have edited by hand.
+ */
+export function entitlementsOf(plan: Plan, overrides: unknown = {}): Entitlements {
+  const parsed = AllowanceOverridesSchema.safeParse(overrides);
+  return { ...PLAN_ENTITLEMENTS[plan], ...(parsed.success ? parsed.data : {}) };
 }

@@ -2,7 +2,7 @@ import type { Database, Sql } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { AccountStatus, Plan } from '../../kernel/principal.ts';
-import { EmailSchema, type Account } from './contract.ts';
+import { AllowanceOverridesSchema, EmailSchema, type Account, type AllowanceOverrides } from './contract.ts';
 import { MIN_PASSWORD_LENGTH, hashPassword } from './password.ts';
 import * as store from './store.ts';
 
@@ -26,6 +26,8 @@ export interface AccountsService {
   setStatus(id: string, status: AccountStatus): Promise<Account>;
   setPlan(id: string, plan: Plan): Promise<Account>;
   countAccounts(): Promise<number>;
+  /** Replaces the account's allowance overrides (operator only); `{}` returns it to its plan's numbers. */
+  setAllowanceOverrides(id: string, overrides: AllowanceOverrides): Promise<void>;
 }
 
 function parseEmail(email: string): string {
@@ -75,5 +77,10 @@ export function createAccountsService(db: Database): AccountsService {
       return (await store.updateAccount(db, id, { plan })) ?? Promise.reject(notFound());
     },
     countAccounts: () => store.countAccounts(db),
+    async setAllowanceOverrides(id, overrides) {
+      const parsed = AllowanceOverridesSchema.safeParse(overrides);
+      if (!parsed.success) throw new KgateError('invalid_request', 'Allowance overrides are non-negative integers.');
+      if (!(await store.setAllowanceOverrides(db, id, parsed.data))) throw notFound();
+    },
   };
 }

@@ -73,6 +73,15 @@ export async function updateAccount(
   return rows[0] && toAccount(rows[0]);
 }
 
+/** Replaces an account's allowance overrides. */
+export async function setAllowanceOverrides(sql: Sql, id: string, overrides: object): Promise<boolean> {
+  const rows = await sql.query('UPDATE accounts SET allowance_overrides = $2::jsonb, updated_at = now() WHERE id = $1 RETURNING 1', [
+    id,
+    JSON.stringify(overrides),
+  ]);
+  return rows.length === 1;
+}
+
 /** Counts accounts; the embedded quick start bootstraps when there are none. */
 export async function countAccounts(sql: Sql): Promise<number> {
   const rows = await sql.query<{ count: number }>('SELECT count(*)::int AS count FROM accounts');

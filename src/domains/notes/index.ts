@@ -4,3 +4,16 @@ export type { ImportBatchResult, ImportOutcome, ImportedFile, Note, NoteSummary 
 export { MAX_IMPORT_BATCH, createNotesService } from './service.ts';
 export type { NotesService } from './service.ts';
 export { noteTitle } from './title.ts';
+export { MAX_INVENTORY_PAGE, MAX_TRASH_PAGE } from './reads.ts';
+export type { NoteReads, Page } from './reads.ts';
+export type { TrashSummary } from './trash-store.ts';
+export {
+  ActionResultSchema,
+  ContentHashSchema,
+  MAX_DIFF_CHARS,
+  MAX_TRANSACTION_ACTIONS,
+  NoteActionSchema,
+  TransactionResultSchema,
+} from './transaction-contract.ts';
+export type { ActionResult, NoteAction, TransactionResult } from './transaction-contract.ts';
+export type { TransactionInput } from './transactions.ts';

@@ -6,14 +6,20 @@ import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import { MAX_NOTE_BYTES, type ImportBatchResult, type ImportedFile, type Note } from './contract.ts';
+import type { IdempotencyService } from '../idempotency/index.ts';
+import { createNoteReads, type NoteReads } from './reads.ts';
 import * as store from './store.ts';
+import type { TransactionResult } from './transaction-contract.ts';
+import { runTransaction, type TransactionInput } from './transactions.ts';
 import { noteTitle } from './title.ts';
 
 /** Most files one `importNotes` call takes; importers send batches of this size. */
 export const MAX_IMPORT_BATCH = 500;
 
 /** Hosted note use cases. */
-export interface NotesService {
+export interface NotesService extends NoteReads {
+  /** Previews or applies a transaction of note actions (see transactions.ts). */
+  runTransaction(input: TransactionInput): Promise<TransactionResult>;
   /**
    * Imports a batch of files into a hosted vault as the operator acting for `actor`: creates new notes, replaces
    * changed ones, leaves identical ones untouched, and records a provenance event for each change. One
@@ -72,8 +78,10 @@ function isUnchanged(before: { path: string; contentHash: string } | undefined, 
 }
 
 /** Builds the notes service. */
-export function createNotesService(db: Database, vaults: VaultsService): NotesService {
+export function createNotesService(db: Database, vaults: VaultsService, idempotency: IdempotencyService): NotesService {
   return {
+    ...createNoteReads(db, vaults),
+    runTransaction: (input) => runTransaction({ db, vaults, idempotency }, input),
     async importNotes(actor, mappingId, files, options = {}) {
       if (files.length > MAX_IMPORT_BATCH) {
         throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);

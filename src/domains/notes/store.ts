@@ -106,3 +106,61 @@ export async function countNotes(sql: Sql, vaultId: string): Promise<number> {
   ]);
   return rows[0]?.count ?? 0;
 }
+
+/** A stored note with the fields a transaction needs. */
+export interface StoredNote {
+  id: string;
+  path: string;
+  pathKey: string;
+  content: string;
+  contentHash: string;
+  size: number;
+  title: string;
+}
+
+/** Whole notes by path key (for transactions: hash checks, diffs and trash copies). */
+export async function findNotesByKeys(sql: Sql, vaultId: string, pathKeys: readonly string[]): Promise<Map<string, StoredNote>> {
+  const rows = await sql.query<{ id: string; path: string; path_key: string; content: string; content_hash: string; size: number; title: string }>(
+    `SELECT id, path, path_key, content, content_hash, size, title FROM notes
+      WHERE vault_id = $1 AND path_key = ANY($2::text[])`,
+    [vaultId, pathKeys],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.path_key,
+      { id: r.id, path: r.path, pathKey: r.path_key, content: r.content, contentHash: r.content_hash, size: r.size, title: r.title },
+    ]),
+  );
+}
+
+/** One note by path key. */
+export async function findNote(sql: Sql, vaultId: string, pathKey: string): Promise<Note | undefined> {
+  const rows = await sql.query<NoteRow>(
+    `SELECT path, title, content, content_hash, size, created_at, updated_at FROM notes
+      WHERE vault_id = $1 AND path_key = $2`,
+    [vaultId, pathKey],
+  );
+  return rows[0] && toNote(rows[0]);
+}
+
+/** One page of note summaries (no content) in byte order of path, after `afterPath`. */
+export async function listSummaries(
+  sql: Sql,
+  vaultId: string,
+  afterPath: string | null,
+  limit: number,
+): Promise<{ path: string; title: string; revision: string; size: number; updatedAt: Date }[]> {
+  const rows = await sql.query<{ path: string; title: string; content_hash: string; size: number; updated_at: Date }>(
+    `SELECT path, title, content_hash, size, updated_at FROM notes
+      WHERE vault_id = $1 AND ($2::text IS NULL OR path COLLATE "C" > $2::text COLLATE "C")
+      ORDER BY path COLLATE "C"
+      LIMIT $3`,
+    [vaultId, afterPath, limit],
+  );
+  return rows.map((r) => ({ path: r.path, title: r.title, revision: r.content_hash, size: r.size, updatedAt: r.updated_at }));
+}
+
+/** Removes notes by id. */
+export async function deleteNotes(sql: Sql, ids: readonly string[]): Promise<void> {
+  if (ids.length > 0) await sql.query('DELETE FROM notes WHERE id = ANY($1::uuid[])', [ids]);
+}

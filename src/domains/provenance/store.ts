@@ -37,3 +37,68 @@ export async function appendEvents(sql: Sql, events: readonly NewProvenanceEvent
     ],
   );
 }
+
+/** A recorded event as readers see it. */
+export interface ProvenanceEvent {
+  seq: number;
+  id: string;
+  kind: string;
+  path: string | null;
+  beforeRevision: string | null;
+  afterRevision: string | null;
+  trashId: string | null;
+  idempotencyKey: string | null;
+  credentialKind: string;
+  client: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+interface EventRow {
+  seq: number;
+  id: string;
+  kind: string;
+  path: string | null;
+  before_revision: string | null;
+  after_revision: string | null;
+  trash_id: string | null;
+  idempotency_key: string | null;
+  credential_kind: string;
+  client: string | null;
+  details: Record<string, unknown>;
+  created_at: Date;
+  [key: string]: unknown;
+}
+
+/** Events of one mapping by one account after `since` (a seq), oldest first. */
+export async function listEvents(
+  sql: Sql,
+  mappingId: string,
+  accountId: string,
+  since: number,
+  limit: number,
+): Promise<ProvenanceEvent[]> {
+  const rows = await sql.query<EventRow>(
+    `SELECT seq, id, kind, path, before_revision, after_revision, trash_id, idempotency_key, credential_kind, client,
+            details, created_at
+       FROM provenance_events
+      WHERE mapping_id = $1 AND account_id = $2 AND seq > $3
+      ORDER BY seq
+      LIMIT $4`,
+    [mappingId, accountId, since, limit],
+  );
+  return rows.map((r) => ({
+    seq: r.seq,
+    id: r.id,
+    kind: r.kind,
+    path: r.path,
+    beforeRevision: r.before_revision,
+    afterRevision: r.after_revision,
+    trashId: r.trash_id,
+    idempotencyKey: r.idempotency_key,
+    credentialKind: r.credential_kind,
+    client: r.client,
+    details: r.details,
+    createdAt: r.created_at,
+  }));
+}

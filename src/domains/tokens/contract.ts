@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Actor, AccountStatus, Plan } from '../../kernel/principal.ts';
+import type { Entitlements } from '../accounts/index.ts';
 
 /** A token as listed: never the secret, only its prefix and last four characters. */
 export const TokenInfoSchema = z.object({
@@ -35,4 +36,6 @@ export interface AuthenticatedPrincipal {
   accountId: string;
   status: AccountStatus;
   plan: Plan;
+  /** The plan's entitlements with the account's allowance overrides applied. */
+  entitlements: Entitlements;
 }

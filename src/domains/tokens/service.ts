@@ -4,6 +4,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import { constantTimeEqual, sha256Hex } from '../../kernel/hashing.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
 import { MAX_TOKEN_NAME_LENGTH, type AuthenticatedPrincipal, type IssuedToken, type TokenInfo } from './contract.ts';
+import { entitlementsOf } from '../accounts/index.ts';
 import * as store from './store.ts';
 import { TOKEN_PREFIX, generateToken, isWellFormedToken, lastFourOf } from './token-format.ts';
 
@@ -105,6 +106,7 @@ export function createTokensService(db: Database, clock: Clock): TokensService {
         accountId: row.account_id,
         status: row.status,
         plan: row.plan,
+        entitlements: entitlementsOf(row.plan, row.allowance_overrides),
       };
     },
   };

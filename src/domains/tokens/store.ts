@@ -83,13 +83,15 @@ export interface TokenCredentialRow {
   last_used_at: Date | null;
   status: AccountStatus;
   plan: Plan;
+  allowance_overrides: unknown;
   [key: string]: unknown;
 }
 
 /** Finds a token by hash together with its account's status and plan. */
 export async function findCredential(sql: Sql, tokenHash: string): Promise<TokenCredentialRow | undefined> {
   const rows = await sql.query<TokenCredentialRow>(
-    `SELECT t.id, t.account_id, t.token_hash, t.expires_at, t.revoked_at, t.last_used_at, a.status, a.plan
+    `SELECT t.id, t.account_id, t.token_hash, t.expires_at, t.revoked_at, t.last_used_at, a.status, a.plan,
+            a.allowance_overrides
        FROM personal_access_tokens t JOIN accounts a ON a.id = t.account_id
       WHERE t.token_hash = $1`,
     [tokenHash],

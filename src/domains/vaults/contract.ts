@@ -26,6 +26,14 @@ export const MappingSchema = z.object({
 /** See MappingSchema. */
 export type Mapping = z.infer<typeof MappingSchema>;
 
+/** The switches of a mapping an owner or operator can change. */
+export interface MappingFlags {
+  readOnly?: boolean;
+  pullOnly?: boolean;
+  allowMcpNoteChanges?: boolean;
+  deviceEncrypted?: boolean;
+}
+
 /** A mapping whose notes are hosted by kgate. */
 export type HostedMapping = Mapping & { provider: 'hosted'; vaultId: string };
 

@@ -1,5 +1,5 @@
 /** Vaults: hosted vaults and the mappings through which callers reach any vault. */
 export { MappingSchema, ProviderKindSchema } from './contract.ts';
-export type { HostedMapping, Mapping, MappingAccess, ProviderKind } from './contract.ts';
+export type { HostedMapping, Mapping, MappingAccess, MappingFlags, ProviderKind } from './contract.ts';
 export { createVaultsService } from './service.ts';
 export type { CreateHostedVaultInput, VaultsService } from './service.ts';

@@ -4,7 +4,7 @@ import { isUuid, newId } from '../../kernel/ids.ts';
 import type { Plan } from '../../kernel/principal.ts';
 import { entitlementsOf } from '../accounts/index.ts';
 import type { WorkspacesService } from '../workspaces/index.ts';
-import { MAX_VAULT_NAME_LENGTH, type HostedMapping, type Mapping, type MappingAccess } from './contract.ts';
+import { MAX_VAULT_NAME_LENGTH, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags } from './contract.ts';
 import * as store from './store.ts';
 
 /** Input of `createHostedVault`. */
@@ -33,6 +33,8 @@ export interface VaultsService {
    * (`kgate import`, `kgate export`), who acts as the mapping's owner; never reachable from a network surface.
    */
   findMappingAsOperator(mappingId: string): Promise<Mapping>;
+  /** Changes a mapping's flags (operator only: `kgate admin mapping`; the owner's settings page later). */
+  updateMappingFlags(mappingId: string, flags: MappingFlags): Promise<Mapping>;
   /** Like `resolveMapping`, for operations that only hosted vaults support. */
   resolveHostedMapping(accountId: string, mappingId: string, access: MappingAccess, sql?: Sql): Promise<HostedMapping>;
 }
@@ -88,6 +90,10 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService)
       const mapping = isUuid(mappingId) ? await store.findMapping(db, mappingId) : undefined;
       if (!mapping) throw unknownMapping();
       return mapping;
+    },
+    async updateMappingFlags(mappingId, flags) {
+      if (!isUuid(mappingId) || !(await store.updateMappingFlags(db, mappingId, flags))) throw unknownMapping();
+      return (await store.findMapping(db, mappingId))!;
     },
     async resolveHostedMapping(accountId, mappingId, access, sql = db) {
       const mapping = await resolveMapping(accountId, mappingId, access, sql);

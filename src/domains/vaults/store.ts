@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/port.ts';
-import type { Mapping, ProviderKind } from './contract.ts';
+import type { Mapping, MappingFlags, ProviderKind } from './contract.ts';
 
 interface MappingRow {
   id: string;
@@ -80,10 +80,17 @@ export async function countHostedVaultsOwnedBy(sql: Sql, accountId: string): Pro
   return rows[0]?.count ?? 0;
 }
 
-/** Sets the owner's note-change switch. */
-export async function updateMappingSwitch(sql: Sql, id: string, allowMcpNoteChanges: boolean): Promise<void> {
-  await sql.query('UPDATE mappings SET allow_mcp_note_changes = $2, updated_at = now() WHERE id = $1', [
-    id,
-    allowMcpNoteChanges,
-  ]);
+/** Changes the given flags of a mapping; returns false when it does not exist. */
+export async function updateMappingFlags(sql: Sql, id: string, flags: MappingFlags): Promise<boolean> {
+  const rows = await sql.query(
+    `UPDATE mappings SET
+       read_only = COALESCE($2, read_only),
+       pull_only = COALESCE($3, pull_only),
+       allow_mcp_note_changes = COALESCE($4, allow_mcp_note_changes),
+       device_encrypted = COALESCE($5, device_encrypted),
+       updated_at = now()
+     WHERE id = $1 RETURNING 1`,
+    [id, flags.readOnly ?? null, flags.pullOnly ?? null, flags.allowMcpNoteChanges ?? null, flags.deviceEncrypted ?? null],
+  );
+  return rows.length === 1;
 }

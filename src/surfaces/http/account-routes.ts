@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import type { TokensService } from '../../domains/tokens/index.ts';
-import { entitlementsOf } from '../../domains/accounts/index.ts';
 import { requireBearer } from './auth.ts';
 import type { HttpEnv } from './context.ts';
 
@@ -17,7 +16,7 @@ export function accountRoutes(tokens: TokensService): Hono<HttpEnv> {
       accountId: principal.accountId,
       status: principal.status,
       plan: principal.plan,
-      entitlements: entitlementsOf(principal.plan),
+      entitlements: principal.entitlements,
       credential: { kind: principal.actor.credentialKind, id: principal.actor.credentialId },
     });
   });

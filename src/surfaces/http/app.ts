@@ -3,6 +3,8 @@ import { HTTPException } from 'hono/http-exception';
 import { isKgateError } from '../../kernel/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
+import { developerApi } from '../rest/dev-api.ts';
+import type { RestDependencies } from '../rest/handler.ts';
 import { accountRoutes } from './account-routes.ts';
 import { bearerChallenge } from './auth.ts';
 import type { HttpEnv } from './context.ts';
@@ -11,11 +13,13 @@ import { problemResponse } from './problem.ts';
 import { requestLog } from './request-log.ts';
 
 /** What the HTTP surface needs from the rest of the process. */
-export interface HttpDependencies {
+export interface HttpDependencies extends RestDependencies {
   logger: Logger;
   tokens: TokensService;
   readiness: ReadinessCheck;
   version: string;
+  /** Public base URL, or '' to publish relative URLs (when the port is only known after binding). */
+  baseUrl: string;
 }
 
 /**
@@ -27,6 +31,7 @@ export function createHttpApp(deps: HttpDependencies): Hono<HttpEnv> {
   app.use('*', requestLog(deps.logger));
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(deps.tokens));
+  app.route('/api/dev', developerApi(deps));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {
@@ -34,6 +39,8 @@ export function createHttpApp(deps: HttpDependencies): Hono<HttpEnv> {
       if (error.code === 'unauthenticated') {
         c.header('WWW-Authenticate', bearerChallenge(c.req.header('authorization') !== undefined));
       }
+      const retryAfter = error.details?.retryAfterSeconds;
+      if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
       return problemResponse(c, error.code, error.message, error.details ?? {});
     }
     if (error instanceof HTTPException && error.status === 413) {

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
 import type { HttpEnv } from './context.ts';
@@ -13,18 +13,23 @@ export function bearerChallenge(presented: boolean, extra: Readonly<Record<strin
     .join(', ')}`;
 }
 
+/** The bearer token of the request; throws `unauthenticated` when there is none. */
+export function bearerToken(c: Context<HttpEnv>): string {
+  const header = c.req.header('authorization');
+  const match = header ? BEARER.exec(header) : null;
+  if (!match) {
+    throw new KgateError('unauthenticated', 'Send a personal access token as "Authorization: Bearer <token>".');
+  }
+  return match[1]!;
+}
+
 /**
  * Requires a personal access token in `Authorization: Bearer`. The principal, the account status and plan are
  * resolved from records on every request; nothing is cached, so a revoked token fails on the next request.
  */
 export function requireBearer(tokens: TokensService): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
-    const header = c.req.header('authorization');
-    const match = header ? BEARER.exec(header) : null;
-    if (!match) {
-      throw new KgateError('unauthenticated', 'Send a personal access token as "Authorization: Bearer <token>".');
-    }
-    c.set('principal', await tokens.authenticate(match[1]!));
+    c.set('principal', await tokens.authenticate(bearerToken(c)));
     await next();
   };
 }

@@ -1,0 +1,61 @@
+import type { Sql } from '../../db/port.ts';
+import type { IdempotencyClaim, StoredOutcome } from './contract.ts';
+
+interface KeyRow {
+  operation: string;
+  fingerprint: string;
+  state: 'in_flight' | 'completed';
+  outcome: StoredOutcome | null;
+  lease_expired: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * Claims a key: inserts an in-flight row, or takes over a row that expired or whose lease ran out. Returns true
+ * when this call owns the key now. One statement, so two racing requests cannot both win.
+ */
+export async function claimKey(sql: Sql, claim: IdempotencyClaim, leaseMs: number, retentionMs: number): Promise<boolean> {
+  const rows = await sql.query(
+    `INSERT INTO idempotency_keys (scope, key, operation, fingerprint, state, locked_until, expires_at)
+     VALUES ($1, $2, $3, $4, 'in_flight', now() + make_interval(secs => $5::double precision / 1000),
+             now() + make_interval(secs => $6::double precision / 1000))
+     ON CONFLICT (scope, key) DO UPDATE SET
+       operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint, state = 'in_flight', outcome = NULL,
+       locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = now()
+     WHERE idempotency_keys.expires_at <= now()
+        OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.locked_until <= now()
+            AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+     RETURNING 1`,
+    [claim.scope, claim.key, claim.operation, claim.fingerprint, leaseMs, retentionMs],
+  );
+  return rows.length === 1;
+}
+
+/** Reads the row of a key that someone else holds. */
+export async function findKey(sql: Sql, scope: string, key: string): Promise<KeyRow | undefined> {
+  const rows = await sql.query<KeyRow>(
+    `SELECT operation, fingerprint, state, outcome, locked_until <= now() AS lease_expired
+       FROM idempotency_keys WHERE scope = $1 AND key = $2`,
+    [scope, key],
+  );
+  return rows[0];
+}
+
+/** Stores the outcome of a claimed key and marks it completed. */
+export async function completeKey(sql: Sql, scope: string, key: string, outcome: StoredOutcome): Promise<void> {
+  await sql.query(
+    `UPDATE idempotency_keys SET state = 'completed', outcome = $3::jsonb WHERE scope = $1 AND key = $2`,
+    [scope, key, JSON.stringify(outcome)],
+  );
+}
+
+/** Drops a claimed key so that a retry runs again (after a failure that changed nothing and is worth retrying). */
+export async function releaseKey(sql: Sql, scope: string, key: string): Promise<void> {
+  await sql.query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND state = 'in_flight'", [scope, key]);
+}
+
+/** Deletes expired keys; returns how many. */
+export async function purgeExpired(sql: Sql): Promise<number> {
+  const rows = await sql.query('DELETE FROM idempotency_keys WHERE expires_at <= now() RETURNING 1');
+  return rows.length;
+}

@@ -1,0 +1,164 @@
+import type { Database, Sql } from '../../db/port.ts';
+import { KgateError } from '../../kernel/errors.ts';
+import type { Actor } from '../../kernel/principal.ts';
+import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import type { IdempotencyClaim, IdempotencyService } from '../idempotency/index.ts';
+import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
+import type { HostedMapping, VaultsService } from '../vaults/index.ts';
+import { MAX_NOTE_BYTES } from './contract.ts';
+import { planTransaction, type CanonicalAction, type PlannedAction, type PlanState } from './plan-transaction.ts';
+import * as store from './store.ts';
+import * as trash from './trash-store.ts';
+import { MAX_TRANSACTION_ACTIONS, type NoteAction, type TransactionResult } from './transaction-contract.ts';
+
+/** Input of a note transaction (single-note writes and deletes are transactions of one action). */
+export interface TransactionInput {
+  actor: Actor;
+  mappingId: string;
+  dryRun: boolean;
+  actions: readonly NoteAction[];
+  /** Required to apply; the outcome is stored under it in the same database transaction as the change. */
+  idempotency?: IdempotencyClaim;
+}
+
+function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
+  if (actions.length === 0) throw new KgateError('invalid_request', 'A transaction needs at least one action.');
+  if (actions.length > MAX_TRANSACTION_ACTIONS) {
+    throw new KgateError('invalid_request', `A transaction holds at most ${MAX_TRANSACTION_ACTIONS} actions.`, {
+      limit: MAX_TRANSACTION_ACTIONS,
+      actions: actions.length,
+    });
+  }
+  const seen = new Map<string, number>();
+  return actions.map((action, index) => {
+    let path: string;
+    try {
+      path = normalizeNotePath(action.path);
+    } catch (error) {
+      if (error instanceof KgateError) throw new KgateError(error.code, `Action ${index}: ${error.message}`, { ...error.details, index });
+      throw error;
+    }
+    if (action.type === 'write-note' && Buffer.byteLength(action.content, 'utf8') > MAX_NOTE_BYTES) {
+      throw new KgateError('payload_too_large', `Action ${index}: a note holds at most ${MAX_NOTE_BYTES} bytes.`, {
+        index,
+        limit: MAX_NOTE_BYTES,
+      });
+    }
+    const pathKey = notePathKey(path);
+    const earlier = seen.get(pathKey);
+    if (earlier !== undefined) {
+      throw new KgateError('invalid_request', `Actions ${earlier} and ${index} touch the same path; one action per path.`, {
+        index,
+      });
+    }
+    seen.set(pathKey, index);
+    return { ...action, path, pathKey };
+  });
+}
+
+function assertWritable(mapping: HostedMapping, actions: readonly CanonicalAction[]): void {
+  if (mapping.readOnly || mapping.pullOnly) {
+    throw new KgateError('mapping_read_only', 'This mapping is read-only; it accepts no note changes.');
+  }
+  if (mapping.deviceEncrypted && actions.some((a) => a.type === 'write-note')) {
+    throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; the server cannot write them.');
+  }
+}
+
+async function loadState(sql: Sql, vaultId: string, actions: readonly CanonicalAction[]): Promise<PlanState> {
+  const trashIds = actions.flatMap((a) => (a.type === 'restore-note' ? [a.trashId] : []));
+  const [notes, entries] = await Promise.all([
+    store.findNotesByKeys(sql, vaultId, actions.map((a) => a.pathKey)),
+    trash.findTrash(sql, vaultId, trashIds),
+  ]);
+  return { notes, trash: entries };
+}
+
+function eventsOf(planned: readonly PlannedAction[], mapping: HostedMapping, input: TransactionInput): NewProvenanceEvent[] {
+  return planned.flatMap(({ effect, result }) => {
+    if (!effect) return [];
+    const kind =
+      effect.kind === 'delete'
+        ? ('note.deleted' as const)
+        : effect.kind === 'restore'
+          ? ('note.restored' as const)
+          : effect.before
+            ? ('note.updated' as const)
+            : ('note.created' as const);
+    return [
+      {
+        mappingId: mapping.id,
+        vaultId: mapping.vaultId,
+        accountId: input.actor.accountId,
+        credentialKind: input.actor.credentialKind,
+        credentialId: input.actor.credentialId,
+        client: input.actor.client,
+        kind,
+        path: result.path,
+        beforeRevision: result.beforeRevision,
+        afterRevision: result.afterRevision,
+        idempotencyKey: input.idempotency?.key,
+        trashId: result.trashId,
+        details: effect.kind === 'write' && effect.before && effect.before.path !== effect.write.path ? { previousPath: effect.before.path } : {},
+      },
+    ];
+  });
+}
+
+async function execute(tx: Sql, mapping: HostedMapping, planned: readonly PlannedAction[], accountId: string): Promise<void> {
+  const effects = planned.flatMap((p) => (p.effect ? [p.effect] : []));
+  const deletes = effects.flatMap((e) => (e.kind === 'delete' ? [e] : []));
+  // The trash copy is written before the live note is removed (spec 3.1), in the same transaction.
+  await trash.insertTrash(
+    tx,
+    mapping.vaultId,
+    deletes.map((d) => ({ id: d.trashId, originalPath: d.note.path, content: d.note.content, contentHash: d.note.contentHash, size: d.note.size, title: d.note.title })),
+    accountId,
+  );
+  await store.deleteNotes(tx, deletes.map((d) => d.note.id));
+  await store.upsertNotes(tx, mapping.vaultId, effects.flatMap((e) => (e.kind === 'write' || e.kind === 'restore' ? [e.write] : [])));
+  await trash.markRestored(tx, effects.flatMap((e) => (e.kind === 'restore' ? [e.entry.id] : [])));
+}
+
+function failure(planned: readonly PlannedAction[]): KgateError | undefined {
+  const problems = planned.flatMap((p) => (p.problem ? [{ index: p.result.index, path: p.result.path, ...p.problem }] : []));
+  const first = problems[0];
+  if (!first) return undefined;
+  return new KgateError(first.code, `Action ${first.index} (${first.path}): ${first.detail}`, { problems });
+}
+
+/**
+ * Previews or applies a note transaction. A preview reads without locking and reports, per action, what would
+ * happen (with a unified diff) and what would fail. Applying locks the vault, re-plans against the current state,
+ * refuses the whole transaction if any action has a problem (stale hash, missing precondition, missing note),
+ * writes trash copies before removing notes, records one provenance event per change, and stores the result under
+ * the idempotency key, all in one database transaction.
+ */
+export async function runTransaction(
+  deps: { db: Database; vaults: VaultsService; idempotency: IdempotencyService },
+  input: TransactionInput,
+): Promise<TransactionResult> {
+  const actions = canonicalize(input.actions);
+  if (input.dryRun) {
+    const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
+    assertWritable(mapping, actions);
+    const state = await loadState(deps.db, mapping.vaultId, actions);
+    const planned = planTransaction(actions, state, 'preview', { withDiff: !mapping.deviceEncrypted });
+    return { mappingId: mapping.id, dryRun: true, applied: false, actions: planned.map((p) => p.result) };
+  }
+  const claim = input.idempotency;
+  if (!claim) throw new KgateError('idempotency_key_required', 'Applying a change needs an Idempotency-Key header.');
+  return deps.db.transaction(async (tx) => {
+    const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write', tx);
+    assertWritable(mapping, actions);
+    await store.lockVault(tx, mapping.vaultId);
+    const planned = planTransaction(actions, await loadState(tx, mapping.vaultId, actions), 'apply', { withDiff: false });
+    const refused = failure(planned);
+    if (refused) throw refused;
+    await execute(tx, mapping, planned, input.actor.accountId);
+    await appendEvents(tx, eventsOf(planned, mapping, input));
+    const result: TransactionResult = { mappingId: mapping.id, dryRun: false, applied: true, actions: planned.map((p) => p.result) };
+    await deps.idempotency.complete(claim, { kind: 'result', value: result }, tx);
+    return result;
+  });
+}

@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import { ERROR_CODES, type ErrorCode } from '../../kernel/error-codes.ts';
+import { HTTP_STATUS } from '../http/problem.ts';
+import type { Operation } from '../operations/operation.ts';
+import { MAPPING_HEADER } from './bind.ts';
+import type { RestRoute } from './routes.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+/** Errors every authenticated operation can answer, besides its own. */
+const COMMON_ERRORS: readonly ErrorCode[] = [
+  'unauthenticated',
+  'account_inactive',
+  'plan_required',
+  'rate_limited',
+  'monthly_limit_reached',
+  'payload_too_large',
+  'internal',
+];
+
+function schemaOf(type: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const schema = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as JsonSchema;
+  delete schema.$schema;
+  return schema;
+}
+
+function fieldSchema(operation: Operation, field: string): JsonSchema {
+  const shape = operation.input.shape as Record<string, z.ZodType>;
+  const type = shape[field];
+  if (!type) throw new Error(`${operation.id}: the route names ${field}, which the operation's input does not have`);
+  return schemaOf(type, 'input');
+}
+
+function isRequired(operation: Operation, field: string): boolean {
+  const shape = operation.input.shape as Record<string, z.ZodType>;
+  return !shape[field]!.safeParse(undefined).success;
+}
+
+function parameters(route: RestRoute): JsonSchema[] {
+  const { operation } = route;
+  const params: JsonSchema[] = [];
+  const mappingElsewhere = route.body.includes('mappingId');
+  for (const name of Object.keys(route.query)) {
+    // mappingId may come from the query, the body or the header, so no single place is required.
+    const required = name !== 'mappingId' && isRequired(operation, name);
+    params.push({ name, in: 'query', required, schema: fieldSchema(operation, name) });
+  }
+  if (route.notePathParams) {
+    params.push(
+      { name: 'category', in: 'path', required: true, description: 'The folder of the note (one segment)', schema: { type: 'string' } },
+      { name: 'filename', in: 'path', required: true, description: 'The file name of the note, ending in .md', schema: { type: 'string' } },
+    );
+  }
+  if ('mappingId' in operation.input.shape) {
+    params.push({
+      name: MAPPING_HEADER,
+      in: 'header',
+      required: false,
+      description: `The mapping, instead of mappingId in the ${mappingElsewhere ? 'body' : 'query'}`,
+      schema: { type: 'string', format: 'uuid' },
+    });
+  }
+  if (route.ifMatch) {
+    params.push({ name: 'If-Match', in: 'header', required: false, description: 'The current revision, in place of expectedHash', schema: { type: 'string' } });
+  }
+  if (operation.effect === 'write') {
+    params.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Required to apply (dryRun false). A retry with the same key and request replays the stored answer.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+  if (route.noteRead) {
+    params.push({ name: 'If-None-Match', in: 'header', required: false, description: 'A revision (ETag); 304 when it is current', schema: { type: 'string' } });
+  }
+  return params;
+}
+
+function requestBody(route: RestRoute): JsonSchema | undefined {
+  if (route.body.length === 0) return undefined;
+  const shape = route.operation.input.shape as Record<string, z.ZodType>;
+  const picked = z.object(Object.fromEntries(route.body.map((field) => [field, shape[field]!]))).strict();
+  return { required: true, content: { 'application/json': { schema: schemaOf(picked, 'input') } } };
+}
+
+const RATE_HEADERS = {
+  'RateLimit-Limit': { description: 'Operations allowed per minute', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Operations left this minute', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the minute renews', schema: { type: 'integer' } },
+  'X-Monthly-Limit': { description: 'Operations allowed per calendar month (UTC)', schema: { type: 'integer' } },
+  'X-Monthly-Remaining': { description: 'Operations left this month', schema: { type: 'integer' } },
+};
+
+function responses(route: RestRoute): JsonSchema {
+  const { operation } = route;
+  const success: JsonSchema = {
+    description: operation.effect === 'write' ? 'The preview, or the applied result' : 'OK',
+    headers: {
+      ...RATE_HEADERS,
+      ...(operation.effect === 'write' ? { 'Idempotent-Replayed': { description: 'true on a replayed answer', schema: { type: 'string' } } } : {}),
+      ...(route.noteRead ? { ETag: { description: 'The revision', schema: { type: 'string' } } } : {}),
+    },
+    content: {
+      'application/json': { schema: schemaOf(operation.output, 'output') },
+      ...(route.noteRead ? { 'text/markdown': { schema: { type: 'string' } } } : {}),
+    },
+  };
+  const result: JsonSchema = { '200': success };
+  if (route.noteRead) result['304'] = { description: 'Not modified: If-None-Match names the current revision' };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set([...operation.errors, ...COMMON_ERRORS])) {
+    const status = HTTP_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    result[String(status)] = {
+      description: codes.map((code) => `\`${code}\`: ${ERROR_CODES[code]}`).join(' '),
+      ...(status === 401 ? { headers: { 'WWW-Authenticate': { schema: { type: 'string' } } } } : {}),
+      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  return result;
+}
+
+/**
+ * The OpenAPI 3.1 document of the Developer REST API, generated from the same routes and operation schemas that
+ * serve requests. Input schemas are shown as accepted (defaults make fields optional), outputs as produced.
+ */
+export function openApiDocument(routes: readonly RestRoute[], options: { baseUrl: string; version: string }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {
+    '/openapi.json': {
+      get: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This document',
+        tags: ['meta'],
+        security: [],
+        responses: { '200': { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
+  };
+  for (const route of routes) {
+    const { operation } = route;
+    const body = requestBody(route);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
+      operationId: operation.id,
+      summary: operation.summary,
+      description: operation.description,
+      tags: [...operation.tags],
+      security: [{ personalAccessToken: [] }],
+      parameters: parameters(route),
+      ...(body ? { requestBody: body } : {}),
+      responses: responses(route),
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'kgate Developer REST API',
+      version: options.version,
+      description:
+        'Governed access to hosted Markdown vaults. Writes preview by default; applying needs dryRun false, an ' +
+        'Idempotency-Key and the current hash of every existing note touched. Errors are RFC 9457 problem documents with a stable code.',
+    },
+    servers: [{ url: `${options.baseUrl}/api/dev` }],
+    paths,
+    components: {
+      securitySchemes: {
+        personalAccessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A personal access token (kgp_...) of an account on the Developer & Agent or Team plan.',
+        },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          required: ['type', 'title', 'status', 'code', 'detail'],
+          properties: {
+            type: { type: 'string', description: 'urn:kgate:problem:<code>' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+            detail: { type: 'string' },
+            requestId: { type: 'string' },
+          },
+          additionalProperties: true,
+        },
+      },
+    },
+  };
+}
