@@ -10,7 +10,7 @@ import { operatorFor, withRuntime } from './runtime.ts';
 import { OperatorError } from './operator-error.ts';
 import { serveCommand } from './serve-command.ts';
 import { assertVaultFolder } from './vault-folder.ts';
-import { accountCommand, tokenCommand } from './account-commands.ts';
+import { accountCommand, mappingCommand, tokenCommand } from './account-commands.ts';
 
 const USAGE = `kgate: hosted knowledge gateway
 
@@ -19,6 +19,10 @@ Usage:
   kgate admin bootstrap [--email E] [--password P | --password-stdin] [--empty] [--json]
                                                 create the owner, a workspace, a demo vault and a token
   kgate admin account --email E [--suspend | --reactivate] [--plan free|developer|team]
+                      [--rest-per-minute N] [--rest-per-month N] [--mcp-per-minute N] [--mcp-per-month N]
+                      [--plan-allowances]
+  kgate admin mapping --id ID [--read-only true|false] [--pull-only true|false]
+                      [--allow-mcp-note-changes true|false] [--device-encrypted true|false]
   kgate token list|create|rotate|revoke [--email E] [--name N] [--id ID] [--json]
   kgate import DIR --mapping ID [--dry-run] [--json]
   kgate export --mapping ID DIR [--force] [--json]
@@ -124,6 +128,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'admin':
         if (sub === 'bootstrap') return await bootstrapCommand(rest);
         if (sub === 'account') return await accountCommand(rest);
+        if (sub === 'mapping') return await mappingCommand(rest);
         throw new UsageError(`unknown admin command: ${sub ?? '(none)'}`);
       case 'token':
         return await tokenCommand(sub, rest);
