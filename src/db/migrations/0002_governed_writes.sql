@@ -10,7 +10,8 @@ CREATE TABLE idempotency_keys (
   -- SHA-256 of the canonical request: the same key with another request is rejected, not replayed.
   fingerprint text NOT NULL,
   state text NOT NULL CHECK (state IN ('in_flight', 'completed')),
-  outcome jsonb,
+  -- JSON text, not jsonb: a replay returns the stored body with its original key order, byte for byte.
+  outcome text,
   -- An in-flight row whose lease ran out belongs to a process that died; a retry may take it over.
   locked_until timestamptz NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),

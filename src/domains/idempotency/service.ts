@@ -41,7 +41,7 @@ export function createIdempotencyService(db: Database): IdempotencyService {
           'This idempotency key was already used with a different request; use a new key for a new request.',
         );
       }
-      if (row.state === 'completed' && row.outcome) return { kind: 'replay', outcome: row.outcome };
+      if (row.state === 'completed' && row.outcome) return { kind: 'replay', outcome: JSON.parse(row.outcome) as StoredOutcome };
       throw new KgateError('idempotency_key_in_flight', 'A request with this idempotency key is still running.', {
         retryAfterSeconds: 1,
       });

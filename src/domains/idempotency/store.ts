@@ -5,7 +5,7 @@ interface KeyRow {
   operation: string;
   fingerprint: string;
   state: 'in_flight' | 'completed';
-  outcome: StoredOutcome | null;
+  outcome: string | null;
   lease_expired: boolean;
   [key: string]: unknown;
 }
@@ -44,7 +44,7 @@ export async function findKey(sql: Sql, scope: string, key: string): Promise<Key
 /** Stores the outcome of a claimed key and marks it completed. */
 export async function completeKey(sql: Sql, scope: string, key: string, outcome: StoredOutcome): Promise<void> {
   await sql.query(
-    `UPDATE idempotency_keys SET state = 'completed', outcome = $3::jsonb WHERE scope = $1 AND key = $2`,
+    `UPDATE idempotency_keys SET state = 'completed', outcome = $3 WHERE scope = $1 AND key = $2`,
     [scope, key, JSON.stringify(outcome)],
   );
 }

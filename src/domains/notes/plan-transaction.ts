@@ -78,19 +78,30 @@ function planOne(action: CanonicalAction, index: number, state: PlanState, mode:
 
   if (action.type === 'delete-note') {
     const current = state.notes.get(action.pathKey);
+    // Report (and record) the note's own path, which may differ in letter case from the requested one.
+    const path = current?.path ?? action.path;
     const problem = current
       ? checkHash(mode, current, action.expectedHash)
       : { code: 'not_found' as const, detail: 'There is no note at this path.' };
     if (!current || problem) {
       const conflict = problem!;
       return {
-        result: { ...base, status: 'conflict', beforeRevision: current?.contentHash ?? null, afterRevision: null, problem: conflict },
+        result: { ...base, path, status: 'conflict', beforeRevision: current?.contentHash ?? null, afterRevision: null, problem: conflict },
         problem: conflict,
       };
     }
     const trashId = newId();
     return {
-      result: { ...base, status: 'delete', beforeRevision: current.contentHash, afterRevision: null, trashId, ...diffOf(current.content, null) },
+      result: {
+        ...base,
+        path,
+        status: 'delete',
+        beforeRevision: current.contentHash,
+        afterRevision: null,
+        // A preview's trash id would never exist; only an applied delete names its entry.
+        ...(mode === 'apply' ? { trashId } : {}),
+        ...diffOf(current.content, null),
+      },
       effect: { kind: 'delete', note: current, trashId },
     };
   }

@@ -25,8 +25,9 @@ export async function insertTrash(
 ): Promise<void> {
   if (entries.length === 0) return;
   await sql.query(
-    `INSERT INTO trash_entries (id, vault_id, original_path, content, content_hash, size, title, deleted_by)
-     SELECT id, $1, original_path, content, content_hash, size, title, $8
+    // Millisecond precision: list cursors carry deletedAt as an ISO string, which cannot hold microseconds.
+    `INSERT INTO trash_entries (id, vault_id, original_path, content, content_hash, size, title, deleted_by, deleted_at)
+     SELECT id, $1, original_path, content, content_hash, size, title, $8, date_trunc('milliseconds', now())
        FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[])
             AS t(id, original_path, content, content_hash, size, title)`,
     [

@@ -68,6 +68,9 @@ export async function bindInput(c: Context<HttpEnv>, route: RestRoute): Promise<
     }
     Object.assign(input, body);
   }
+  if (input.mappingId !== undefined && typeof input.mappingId !== 'string') {
+    throw new KgateError('invalid_request', 'mappingId must be a string (a UUID).', { field: 'mappingId' });
+  }
   const candidates = [c.req.query('mappingId'), typeof input.mappingId === 'string' ? input.mappingId : undefined, c.req.header(MAPPING_HEADER)]
     .filter((v): v is string => v !== undefined && v !== '');
   if (new Set(candidates.map((v) => v.toLowerCase())).size > 1) {
@@ -79,6 +82,10 @@ export async function bindInput(c: Context<HttpEnv>, route: RestRoute): Promise<
   if (route.notePathParams) input.path = notePathOf(c);
   const ifMatch = c.req.header('if-match');
   if (route.ifMatch && ifMatch !== undefined) {
+    // RFC 9110 s13.1.1: If-Match uses the strong comparison, so a weak tag never matches.
+    if (/^\s*W\//.test(ifMatch)) {
+      throw new KgateError('stale_revision', 'If-Match needs a strong entity tag (the revision without W/).');
+    }
     const fromHeader = entityTagValue(ifMatch);
     if (input.expectedHash !== undefined && input.expectedHash !== fromHeader) {
       throw new KgateError('invalid_request', 'expectedHash and If-Match disagree.', { field: 'expectedHash' });

@@ -20,7 +20,9 @@ export function developerApi(deps: RestDependencies & { baseUrl: string; version
     '*',
     bodyLimit({
       maxSize: MAX_REST_BODY_BYTES,
-      onError: () => {
+      onError: (c) => {
+        // The rest of the body is never read, so the connection cannot carry another request.
+        c.header('Connection', 'close');
         throw new KgateError('payload_too_large', `The request body is larger than ${MAX_REST_BODY_BYTES} bytes.`, {
           limit: MAX_REST_BODY_BYTES,
         });
