@@ -33,7 +33,9 @@ export function createIdempotencyService(db: Database): IdempotencyService {
       // Gone between the two statements (purged or released): claim again once.
       if (!row) {
         if (await store.claimKey(db, claim, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_RETENTION_MS)) return { kind: 'run' };
-        throw new KgateError('idempotency_key_in_flight', 'A request with this idempotency key is still running.');
+        throw new KgateError('idempotency_key_in_flight', 'A request with this idempotency key is still running.', {
+          retryAfterSeconds: 1,
+        });
       }
       if (row.operation !== claim.operation || row.fingerprint !== claim.fingerprint) {
         throw new KgateError(
