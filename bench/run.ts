@@ -1,9 +1,10 @@
 /**
- * The one entry point of kgate's benchmarks: `npm run bench [-- --notes N] [--seed S] [--repeat R] [--write]`.
+ * The one entry point of kgate's benchmarks: `npm run bench [-- --notes N] [--seed S] [--repeat R] [--only NAME] [--write]`.
  *
  * Runs every benchmark in BENCHMARKS, prints the machine facts and one Markdown section per benchmark to stdout
  * (progress goes to stderr), and with `--write` replaces each benchmark's section of docs/benchmarks.md, keeping
- * the rest of the file. Exits non-zero when a benchmark reports failures (and then writes nothing).
+ * the rest of the file. Exits non-zero when a benchmark reports failures (and then writes nothing). `--only NAME`
+ * (repeatable) runs only the named benchmarks: NAME is the title in lower case with dashes, e.g. `http-throughput`.
  *
  * Adding a benchmark: export a {@link Benchmark} from its module and add it to BENCHMARKS. Shared pieces are in
  * `bench/support/`: the Benchmark contract, machine facts, scratch PostgreSQL databases, number formatting.
@@ -13,19 +14,26 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { httpThroughput } from './http-throughput.ts';
 import { importThroughput } from './import-throughput.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput];
+
+/** The name `--only` selects a benchmark by: its title in lower case with dashes, e.g. "http-throughput". */
+export function benchmarkName(benchmark: Benchmark): string {
+  return benchmark.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
 
 const DOC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'benchmarks.md');
 
 const DOC_HEADER = `# Benchmarks
 
 Run them with \`npm run bench\` (options after \`--\`: \`--notes N\`, vault size, default 20,000;
-\`--seed S\`, default 42; \`--repeat R\`, repetitions of each run whose median is reported, default 3).
+\`--seed S\`, default 42; \`--repeat R\`, repetitions of each run whose median is reported, default 3;
+\`--only NAME\`, run only that benchmark, e.g. \`--only http-throughput\`).
 \`npm run bench -- --write\` runs them and rewrites each benchmark's section below; other sections are kept.
 The code is in \`bench/\`: \`bench/run.ts\` is the entry point, one module per benchmark.
 
@@ -64,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
       notes: { type: 'string' },
       seed: { type: 'string' },
       repeat: { type: 'string' },
+      only: { type: 'string', multiple: true },
       write: { type: 'boolean', default: false },
     },
     strict: true,
@@ -73,11 +82,17 @@ async function main(argv: string[]): Promise<number> {
     seed: parseCount('seed', values.seed, 42, 0),
     repeat: parseCount('repeat', values.repeat, 3, 1),
   };
+  const only = values.only ?? [];
+  const unknown = only.filter((name) => !BENCHMARKS.some((b) => benchmarkName(b) === name));
+  if (unknown.length > 0) {
+    throw new Error(`--only: unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.map(benchmarkName).join(', ')}`);
+  }
+  const selected = only.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => only.includes(benchmarkName(b)));
   const started = performance.now();
   const facts = machineFacts();
   const sections: Array<{ title: string; body: string }> = [];
   const failures: string[] = [];
-  for (const benchmark of BENCHMARKS) {
+  for (const benchmark of selected) {
     process.stderr.write(`# ${benchmark.title}\n`);
     const report = await benchmark.run(options);
     sections.push({ title: benchmark.title, body: section(benchmark.title, facts, report) });

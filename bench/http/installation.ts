@@ -1,0 +1,193 @@
+/**
+ * A kgate installation for the HTTP benchmark, set up the way an operator does it: `kgate admin bootstrap --json`
+ * (owner, workspace, the demo vault from examples/vault, a token) on a fresh PGlite data directory or a fresh
+ * PostgreSQL database, then the real `kgate serve` as a child process on a free port.
+ *
+ * One step is not an operator's: the accounts' REST allowances are raised through the accounts service
+ * (`setAllowanceOverrides`), because `kgate admin account` has no flag for allowance overrides yet. That opens the
+ * database from this process, so it runs before the server starts (PGlite allows one process per data directory).
+ * The same step makes the extra accounts of the many-accounts read, with the bootstrap code the CLI runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { open, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config.ts';
+import { bootstrap } from '../../src/cli/bootstrap-command.ts';
+import { createServices, openDatabase, type OpenedDatabase } from '../../src/main.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const KGATE = join(REPO_ROOT, 'bin', 'kgate.js');
+
+/** The two databases kgate runs on. */
+export type EngineName = 'PGlite' | 'PostgreSQL';
+
+/** What `kgate admin bootstrap --json` printed that the benchmark needs. */
+export interface Bootstrapped {
+  accountId: string;
+  mappingId: string;
+  token: string;
+  /** Notes seeded from examples/vault. */
+  seeded: number;
+}
+
+/** Only what Node needs plus `env`: this process's DATABASE_URL, PORT and KGATE_* never leak into a child. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: Record<string, string> = {};
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
+    const value = process.env[name];
+    if (value !== undefined) base[name] = value;
+  }
+  return { ...base, ...env };
+}
+
+/** Runs `kgate <args>` to completion; rejects with its stderr when it fails. */
+async function runKgate(args: string[], env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, [KGATE, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) throw new Error(`kgate ${args.join(' ')} exited with ${code}: ${stderr.trim()}`);
+  return stdout;
+}
+
+/** `kgate admin bootstrap --json` on the installation of `env`. */
+export async function bootstrapInstallation(env: Record<string, string>): Promise<Bootstrapped> {
+  const output = JSON.parse((await runKgate(['admin', 'bootstrap', '--json'], env)).trim()) as {
+    accountId: string;
+    mappingId: string;
+    token: string;
+    seeded: { created: number } | null;
+  };
+  return { accountId: output.accountId, mappingId: output.mappingId, token: output.token, seeded: output.seeded?.created ?? 0 };
+}
+
+/** Opens the installation's database from this process (PGlite: only while no server runs on it). */
+export function openInstallation(env: Record<string, string>): Promise<OpenedDatabase> {
+  return openDatabase(loadConfig(env), 'kgate-bench');
+}
+
+/** An account that reads: its token and the mapping of its own demo vault. */
+export interface Reader {
+  accountId: string;
+  token: string;
+  mappingId: string;
+}
+
+/**
+ * Raises the REST allowances of the bootstrapped account far above what a benchmark can use, so that no request
+ * is refused with `rate_limited`, and makes `extra` more accounts the way `kgate admin bootstrap --email` does
+ * (each with its own workspace, demo vault and token), with the same allowances. Reservation still runs on every
+ * request (the counters are updated); only the limits change. Opens the database from this process, so it runs
+ * before the server starts.
+ */
+export async function prepareAccounts(env: Record<string, string>, owner: Bootstrapped, extra: number, limit: number): Promise<Reader[]> {
+  const opened = await openInstallation(env);
+  try {
+    const services = createServices(opened.db);
+    const overrides = { restOperationsPerMinute: limit, restOperationsPerMonth: limit };
+    await services.accounts.setAllowanceOverrides(owner.accountId, overrides);
+    const readers: Reader[] = [{ accountId: owner.accountId, token: owner.token, mappingId: owner.mappingId }];
+    for (let k = 1; k <= extra; k++) {
+      const made = await bootstrap('http://localhost:8787', services, { email: `bench-reader-${k}@kgate.local` });
+      await services.accounts.setAllowanceOverrides(made.accountId, overrides);
+      readers.push({ accountId: made.accountId, token: made.token, mappingId: made.mappingId });
+    }
+    return readers;
+  } finally {
+    await opened.close();
+  }
+}
+
+/** A running `kgate serve` child. */
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  /** The server's log (stdout and stderr), one JSON line per request at level info. */
+  logFile: string;
+  /**
+   * Resolves once the server has finished what it was doing: its log (one line per finished request) has not grown
+   * for half a second. A load generator that stops cuts its connections with requests still running in the server.
+   */
+  settle(): Promise<void>;
+  /** SIGTERM, then waits for the graceful stop (in-flight requests, database close). */
+  stop(): Promise<void>;
+}
+
+/** Parsed JSON log lines of a server log file (pino); other lines are skipped. */
+export async function readLogEntries(logFile: string): Promise<Array<Record<string, unknown>>> {
+  const entries: Array<Record<string, unknown>> = [];
+  for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      entries.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // A partial last line: ignored.
+    }
+  }
+  return entries;
+}
+
+/**
+ * Starts `kgate serve` on a free port with its output going to `logFile` (not to a terminal or a pipe this process
+ * must drain), and resolves once its "kgate listening" line names the URL.
+ */
+export async function startServer(env: Record<string, string>, logFile: string): Promise<ServerProcess> {
+  const log = await open(logFile, 'w');
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, [KGATE, 'serve'], {
+      cwd: REPO_ROOT,
+      env: childEnv({ ...env, PORT: '0', KGATE_HOST: '127.0.0.1', KGATE_LOG_LEVEL: 'info' }),
+      stdio: ['ignore', log.fd, log.fd],
+    });
+  } finally {
+    await log.close();
+  }
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const listening = (await readLogEntries(logFile)).find((e) => e.msg === 'kgate listening');
+    if (listening && typeof listening.url === 'string') {
+      const url = listening.url;
+      return {
+        url,
+        pid: child.pid!,
+        logFile,
+        async settle() {
+          let size = -1;
+          let stableSince = Date.now();
+          const deadline = Date.now() + 60_000;
+          while (Date.now() < deadline) {
+            const now = (await stat(logFile)).size;
+            if (now !== size) {
+              size = now;
+              stableSince = Date.now();
+            } else if (Date.now() - stableSince >= 500) {
+              return;
+            }
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          throw new Error('kgate serve did not settle within 60 s after the load stopped');
+        },
+        async stop() {
+          if (exited) return;
+          const exit = once(child, 'exit');
+          child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+          await exit;
+          clearTimeout(timer);
+        },
+      };
+    }
+    if (exited || Date.now() > deadline) {
+      if (!exited) child.kill('SIGKILL');
+      throw new Error(`kgate serve did not start:\n${(await readFile(logFile, 'utf8')).slice(-2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

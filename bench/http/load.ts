@@ -1,0 +1,139 @@
+/** One autocannon measurement of one scenario: a warm-up that is thrown away, then the measured run. */
+import { request } from 'node:http';
+import autocannon from 'autocannon';
+import { cpuBetween, readCpu, type CpuUse } from './cpu.ts';
+import type { Scenario } from './scenarios.ts';
+
+/** How hard and how long to push. */
+export interface LoadOptions {
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+}
+
+/** What the measurement needs from the server it loads. */
+export interface ServerHooks {
+  /** Waits until the server has finished the requests the load generator left running when it stopped. */
+  settle(): Promise<void>;
+  /** The server process id, for its CPU time. */
+  pid: number;
+}
+
+/** The measured run of one scenario. */
+export interface Measurement {
+  key: Scenario['key'];
+  label: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** 2xx answers of the measured run. */
+  ok: number;
+  /** 2xx answers of the warm-up (applied writes change data then too). */
+  warmupOk: number;
+  /** Connection errors and timeouts, non-2xx answers, and 2xx answers whose body failed the check, over both runs. */
+  errors: number;
+  non2xx: number;
+  mismatches: number;
+  /** Status codes other than 200 seen in either run, e.g. { "429": 3 }. */
+  otherStatuses: Record<string, number>;
+  /** Where the CPU went during the measured run. */
+  cpu: CpuUse;
+  /** Wall-clock bounds of the measured run (epoch ms), to find its lines in the server log. */
+  window: { from: number; to: number };
+  /**
+   * A newcomer's view of the measured run: `GET /healthz` on a new connection every half second, as a load
+   * balancer's health check does, in ms (median and worst); failures count as errors.
+   */
+  newConnectionMs: { p50: number; max: number; probes: number };
+  /** The server's own view of the measured run, from its request log: handler durations (ms). Set by the caller. */
+  serverMs?: { p50: number; p99: number; requests: number };
+}
+
+async function fire(url: string, scenario: Scenario, connections: number, seconds: number): Promise<autocannon.Result> {
+  const { path, method, headers, body, requests, setupClient } = scenario.options;
+  // autocannon answers with a thenable instance, not a Promise: await it to get a real one.
+  return await autocannon({
+    url: `${url}${path}`,
+    connections,
+    duration: seconds,
+    pipelining: 1,
+    timeout: 30,
+    ...(method ? { method } : {}),
+    ...(headers ? { headers } : {}),
+    ...(body !== undefined ? { body } : {}),
+    ...(requests ? { requests } : {}),
+    ...(setupClient ? { setupClient } : {}),
+    verifyBody: (received) => scenario.verify(String(received)),
+  });
+}
+
+/** `GET /healthz` on a connection of its own (no keep-alive agent); resolves with the milliseconds to the whole answer. */
+function probeNewConnection(url: string): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/healthz`, { agent: false, timeout: 30_000 }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Probes new connections every `intervalMs` until `done` resolves; failed probes are counted separately. */
+async function probeWhile(url: string, done: Promise<unknown>, intervalMs: number): Promise<{ ms: number[]; failed: number }> {
+  const ms: number[] = [];
+  let failed = 0;
+  let finished = false;
+  void done.finally(() => (finished = true));
+  const pending: Promise<void>[] = [];
+  while (!finished) {
+    pending.push(probeNewConnection(url).then((t) => void ms.push(t), () => void failed++));
+    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, intervalMs))]);
+  }
+  await Promise.all(pending);
+  return { ms, failed };
+}
+
+/**
+ * Warms `scenario` up, then measures it, against the server at `url`. After each run the server is let finish the
+ * requests the load generator abandoned at its deadline, so that they neither slow the next run nor outlive the server.
+ */
+export async function measureScenario(url: string, scenario: Scenario, options: LoadOptions, server: ServerHooks): Promise<Measurement> {
+  const warmup = await fire(url, scenario, options.connections, options.warmupSeconds);
+  await server.settle();
+  const before = readCpu(server.pid);
+  const from = Date.now();
+  const running = fire(url, scenario, options.connections, options.seconds);
+  const [run, probes] = await Promise.all([running, probeWhile(url, running, 500)]);
+  const to = Date.now();
+  const cpu = cpuBetween(before, readCpu(server.pid));
+  await server.settle();
+  const otherStatuses: Record<string, number> = {};
+  for (const result of [warmup, run]) {
+    for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) {
+      if (status !== '200') otherStatuses[status] = (otherStatuses[status] ?? 0) + (stats.count ?? 0);
+    }
+  }
+  return {
+    key: scenario.key,
+    label: scenario.label,
+    requestsPerSecond: run.requests.average,
+    p50Ms: run.latency.p50,
+    p99Ms: run.latency.p99,
+    ok: run['2xx'],
+    warmupOk: warmup['2xx'],
+    errors: warmup.errors + run.errors + probes.failed,
+    non2xx: warmup.non2xx + run.non2xx,
+    mismatches: warmup.mismatches + run.mismatches,
+    otherStatuses,
+    cpu,
+    window: { from, to },
+    newConnectionMs: {
+      p50: [...probes.ms].sort((a, b) => a - b)[Math.floor((probes.ms.length - 1) / 2)] ?? Number.NaN,
+      max: Math.max(...probes.ms),
+      probes: probes.ms.length,
+    },
+  };
+}

@@ -1,0 +1,266 @@
+/** Renders the HTTP throughput result as the Markdown section of docs/benchmarks.md. */
+import type { BenchmarkReport } from '../support/benchmark.ts';
+import { count, fixed } from '../support/format.ts';
+import type { EngineResult, HttpThroughputResult } from '../http-throughput.ts';
+import type { Measurement } from './load.ts';
+import type { RoundTrips } from './round-trips.ts';
+import { READ_NOTE_PATH, TRANSACTION_ACTIONS, type Scenario } from './scenarios.ts';
+
+const ROUTE_NAMES: Record<Scenario['key'], string> = {
+  hello: 'hello-world: `GET /healthz`',
+  read: 'read a note: `GET /api/dev/notes/{category}/{filename}`',
+  readMany: 'read a note, one account per connection: the same route',
+  preview: `transaction preview: \`POST /api/dev/transactions\`, ${TRANSACTION_ACTIONS} updates, dryRun true`,
+  apply: `transaction applied: \`POST /api/dev/transactions\`, ${TRANSACTION_ACTIONS} new notes, dryRun false`,
+};
+
+/** Milliseconds as printed: one decimal below 10 ms, whole numbers above. */
+function ms(value: number): string {
+  return value < 10 ? fixed(value, 1) : fixed(value, 0);
+}
+
+/** A share of the hello-world rate, e.g. "6.2%" or "41%". */
+function share(part: number, whole: number): string {
+  const pct = (100 * part) / whole;
+  return pct < 10 ? `${fixed(pct, 1)}%` : `${fixed(pct, 0)}%`;
+}
+
+function find(engine: EngineResult, key: Scenario['key']): Measurement {
+  return engine.measurements.find((m) => m.key === key)!;
+}
+
+function trips(engine: EngineResult, key: Scenario['key']): RoundTrips {
+  return engine.roundTrips.get(key)!;
+}
+
+function statements(t: RoundTrips): number {
+  return t.statements.authenticate + t.statements.usage + t.statements.idempotency + t.statements.operation;
+}
+
+/** A per-request average: whole numbers as such, others with two decimals (e.g. a token's occasional last-use update). */
+function avg(n: number): string {
+  return Number.isInteger(n) ? String(n) : fixed(n, 2);
+}
+
+function throughputTable(result: HttpThroughputResult): string[] {
+  const lines = [
+    '| Route | Database | Requests/s | p50 (ms) | p99 (ms) | Errors / non-2xx | Requests/s vs hello-world |',
+    '|---|---|--:|--:|--:|--:|--:|',
+  ];
+  for (const engine of result.engines) {
+    const hello = find(engine, 'hello');
+    for (const m of engine.measurements) {
+      lines.push(
+        `| ${ROUTE_NAMES[m.key]} | ${engine.engine} | ${count(Math.round(m.requestsPerSecond))} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ` +
+          `${m.errors} / ${m.non2xx} | ${m.key === 'hello' ? 'baseline' : share(m.requestsPerSecond, hello.requestsPerSecond)} |`,
+      );
+    }
+  }
+  return lines;
+}
+
+function cores(n: number | undefined): string {
+  return n === undefined ? '–' : fixed(n, 2);
+}
+
+function cpuTable(result: HttpThroughputResult): string[] {
+  const lines = [
+    '| Route | Database | In the handler: p50 (ms) | p99 (ms) | New connection, `GET /healthz`: median (ms) | worst (ms) | kgate server (cores) | kgate CPU per request (ms) | PostgreSQL server (cores) | autocannon (cores) | Machine busy |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const engine of result.engines) {
+    for (const m of engine.measurements) {
+      const { serverCores, postgresCores, loadGeneratorCores, machineBusy } = m.cpu;
+      lines.push(
+        `| ${ROUTE_NAMES[m.key].split(':')[0]} | ${engine.engine} | ${m.serverMs ? ms(m.serverMs.p50) : '–'} | ${m.serverMs ? ms(m.serverMs.p99) : '–'} | ` +
+          `${ms(m.newConnectionMs.p50)} | ${ms(m.newConnectionMs.max)} | ${cores(serverCores)} | ` +
+          `${serverCores === undefined ? '–' : fixed((1000 * serverCores) / m.requestsPerSecond, 2)} | ` +
+          `${engine.engine === 'PostgreSQL' ? cores(postgresCores) : '–'} | ${cores(loadGeneratorCores)} | ` +
+          `${machineBusy === undefined ? '–' : `${fixed(100 * machineBusy, 0)}%`} |`,
+      );
+    }
+  }
+  return lines;
+}
+
+function databaseMs(t: RoundTrips): number {
+  return t.databaseMs.authenticate + t.databaseMs.usage + t.databaseMs.operation;
+}
+
+function roundTripTable(result: HttpThroughputResult): string[] {
+  const lines = [
+    '| Route | Database | Statements: token + usage + idempotency + operation | Transactions | Latency (ms) | Token lookup (ms) | Usage reservation (ms) | Operation SQL (ms) | The rest (ms) |',
+    '|---|---|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const engine of result.engines) {
+    for (const key of ['read', 'preview', 'apply'] as const) {
+      const t = trips(engine, key);
+      const s = t.statements;
+      lines.push(
+        `| ${ROUTE_NAMES[key].split(':')[0]} | ${engine.engine} | ${avg(statements(t))} = ${avg(s.authenticate)} + ${avg(s.usage)} + ${avg(s.idempotency)} + ${avg(s.operation)} | ` +
+          `${avg(t.transactions)} | ${fixed(t.latencyMs, 2)} | ${fixed(t.databaseMs.authenticate, 2)} | ${fixed(t.databaseMs.usage, 2)} | ` +
+          `${fixed(t.databaseMs.operation, 2)} | ${fixed(Math.max(0, t.latencyMs - databaseMs(t)), 2)} |`,
+      );
+    }
+  }
+  return lines;
+}
+
+function reservationTable(result: HttpThroughputResult): string[] {
+  const lines = [
+    `| Database | Usage reservations/s, ${result.options.connections} callers, one account | ${result.options.connections} callers, ${result.options.connections} accounts |`,
+    '|---|--:|--:|',
+  ];
+  for (const e of result.engines) {
+    lines.push(`| ${e.engine} | ${count(Math.round(e.reservations.oneAccount))} | ${count(Math.round(e.reservations.manyAccounts))} |`);
+  }
+  return lines;
+}
+
+/** kgate's (and PostgreSQL's) CPU milliseconds per request of a measured run. */
+function cpuPerRequest(m: Measurement): { kgate: number | undefined; postgres: number | undefined } {
+  const per = (c: number | undefined) => (c === undefined ? undefined : (1000 * c) / m.requestsPerSecond);
+  return { kgate: per(m.cpu.serverCores), postgres: per(m.cpu.postgresCores) };
+}
+
+/** Sentences read off the numbers of one engine. */
+function interpretation(engine: EngineResult, connections: number): string[] {
+  const hello = find(engine, 'hello');
+  const read = find(engine, 'read');
+  const readMany = find(engine, 'readMany');
+  const preview = find(engine, 'preview');
+  const apply = find(engine, 'apply');
+  const tRead = trips(engine, 'read');
+  const tPreview = trips(engine, 'preview');
+  const tApply = trips(engine, 'apply');
+  const rest = (t: RoundTrips) => Math.max(0, t.latencyMs - databaseMs(t));
+  const rate = (m: Measurement) => count(Math.round(m.requestsPerSecond));
+  const r = engine.reservations;
+  const cpu = (m: Measurement) => cpuPerRequest(m);
+  const msOr = (n: number | undefined) => (n === undefined ? 'an unmeasured number of' : fixed(n, 2));
+  const handler = (m: Measurement) => (m.serverMs ? `${ms(m.serverMs.p50)} ms of its p50 of ${ms(m.p50Ms)} ms` : 'an unmeasured part of its latency');
+  const times = (a: Measurement, b: Measurement) => `${fixed(a.requestsPerSecond / b.requestsPerSecond, 1)} times`;
+  const gain = readMany.requestsPerSecond / read.requestsPerSecond;
+  const many =
+    `With one account per connection (${connections} accounts, each with its own token, vault and usage counters) the same read answers ` +
+    `${rate(readMany)} requests/s, ${times(readMany, read)} the rate of one account` +
+    (gain < 1.3 ? ": sharing one account's counter rows is not what limits reads here." : ": one account's requests queue on its counter rows.");
+  const alone =
+    `Alone, ${r.callers} callers at once reserve ${count(Math.round(r.oneAccount))} times/s for one account and ` +
+    `${count(Math.round(r.manyAccounts))} times/s spread over ${r.callers} accounts`;
+  const loaded = engine.measurements.filter((m) => m.key !== 'hello');
+  const worst = loaded.reduce((a, b) => (b.p99Ms > a.p99Ms ? b : a));
+  const worstHandler = Math.max(...loaded.map((m) => m.serverMs?.p99 ?? 0));
+  const newcomerMax = Math.max(...loaded.map((m) => m.newConnectionMs.max));
+  const newcomerMedian = Math.max(...loaded.map((m) => m.newConnectionMs.p50));
+  const lines = [
+    `**${engine.engine}.** Hello-world answers ${rate(hello)} requests/s (p99 ${ms(hello.p99Ms)} ms), at ${msOr(cpu(hello).kgate)} ms of kgate CPU each: ` +
+      'the HTTP stack, the request id and the log line. A note read answers ' +
+      `${rate(read)} requests/s, ${share(read.requestsPerSecond, hello.requestsPerSecond)} of that (p99 ${ms(read.p99Ms)} ms). At one client a read ` +
+      `takes ${fixed(tRead.latencyMs, 2)} ms: ${fixed(tRead.databaseMs.authenticate, 2)} ms to look up the token, ${fixed(tRead.databaseMs.usage, 2)} ms to ` +
+      `reserve usage, ${fixed(tRead.databaseMs.operation, 2)} ms for the read's own ${avg(tRead.statements.operation)} statements (mapping, vault ` +
+      `authority, the note) and ${fixed(rest(tRead), 2)} ms for everything else. The token lookup and the reservation ` +
+      `(${avg(tRead.statements.authenticate + tRead.statements.usage)} statements, one of them a committed transaction) come with every ` +
+      'authenticated request, whatever it does: they are ' +
+      `${share(tRead.databaseMs.authenticate + tRead.databaseMs.usage, databaseMs(tRead))} of a read's database time, and they make every read a write.`,
+    '',
+  ];
+  if (engine.engine === 'PGlite') {
+    lines.push(
+      "PGlite runs in the server's thread: every statement, BEGIN and COMMIT is CPU time on the event loop that also handles HTTP and JSON. " +
+        `Under load a read costs ${msOr(cpu(read).kgate)} ms of kgate CPU (the server process at ${cores(read.cpu.serverCores)} cores: its thread ` +
+        `plus garbage collection), so ${connections} connections only queue: a read spends ${handler(read)} in the handler, the rest waiting ` +
+        `for the event loop. ${many} ${alone}: PGlite's one connection runs transactions one after another, so row locks never wait; ` +
+        `the thread is the limit. The tails are outside the handler too: the worst p99 is ${ms(worst.p99Ms)} ms (${ROUTE_NAMES[worst.key].split(':')[0]}), ` +
+        `while no route's p99 in the handler passes ${ms(worstHandler)} ms. ` +
+        (newcomerMax > worst.p99Ms / 2 ? 'They match what connections opened while the server is busy wait for their first answer: ' : '') +
+        `during the loaded runs a new connection's \`GET /healthz\` took up to ${ms(newcomerMax)} ms (medians up to ${ms(newcomerMedian)} ms), ` +
+        "which is what a load balancer's health check would see.",
+    );
+  } else {
+    const kg = cpu(read).kgate;
+    const pg = cpu(read).postgres;
+    const ceiling = kg !== undefined && pg !== undefined ? ` (2 cores divided by that: about ${count(Math.round(2000 / (kg + pg)))} reads/s)` : '';
+    lines.push(
+      `Under load a read costs ${msOr(kg)} ms of kgate CPU and ${msOr(pg)} ms of PostgreSQL CPU${ceiling}, with the machine ` +
+        `${read.cpu.machineBusy === undefined ? 'busy' : `${fixed(100 * read.cpu.machineBusy, 0)}% busy`}: kgate ` +
+        `(${cores(read.cpu.serverCores)} cores), PostgreSQL (${cores(read.cpu.postgresCores)}) and autocannon share 2 cores, and neither server ` +
+        `saturates one. A read spends ${handler(read)} in the handler, waiting for its ${avg(statements(tRead) + 2 * tRead.transactions)} round ` +
+        `trips to the database (${avg(tRead.statements.authenticate)} token lookup; BEGIN, ${avg(tRead.statements.usage)} upserts and a COMMIT that ` +
+        `flushes the WAL for the reservation; ${avg(tRead.statements.operation)} for the read) while the pool's 10 connections and both processes ` +
+        `serve the other requests. ${many} ${alone}: the reservation's row locks, held from its first upsert to its flushed COMMIT, set a ` +
+        `ceiling for one account on any machine. A new connection's \`GET /healthz\` took up to ${ms(newcomerMax)} ms during the loaded runs.`,
+    );
+  }
+  lines.push(
+    '',
+    `A ${TRANSACTION_ACTIONS}-action preview answers ${rate(preview)} requests/s (${share(preview.requestsPerSecond, hello.requestsPerSecond)} of hello-world, ` +
+      `p99 ${ms(preview.p99Ms)} ms) at ${msOr(cpu(preview).kgate)} ms of kgate CPU each. It runs ${avg(statements(tPreview))} statements, as many as a read ` +
+      `(the ${TRANSACTION_ACTIONS} hashes come back in one query); at one client it takes ${fixed(tPreview.latencyMs, 2)} ms, of which ` +
+      `${fixed(rest(tPreview), 2)} ms outside the database (a read: ${fixed(rest(tRead), 2)} ms): parsing and validating ${TRANSACTION_ACTIONS} notes of ` +
+      `about 2 KB, ${TRANSACTION_ACTIONS} diffs and a larger answer.`,
+    '',
+    `An applied ${TRANSACTION_ACTIONS}-note transaction answers ${rate(apply)} requests/s (${count(Math.round(apply.requestsPerSecond * TRANSACTION_ACTIONS))} ` +
+      `notes/s, p99 ${ms(apply.p99Ms)} ms). It runs ${avg(statements(tApply))} statements in ${avg(tApply.transactions)} transactions (the reservation, then ` +
+      "the write, which completes the idempotency key claimed just before it) and costs " +
+      `${fixed(tApply.databaseMs.operation, 2)} ms of operation SQL at one client. Every apply locks its vault's row first, so applies to one vault ` +
+      'run one at a time whatever the number of connections' +
+      (engine.engine === 'PostgreSQL'
+        ? `: at ${rate(apply)}/s each holds the lock about ${fixed(1000 / apply.requestsPerSecond, 1)} ms, ${connections} in flight queue for ` +
+          `about ${count(Math.round((connections * 1000) / apply.requestsPerSecond))} ms, and an apply spends ${handler(apply)} in the handler.`
+        : `; here the thread serializes them anyway, and an apply spends ${handler(apply)} in the handler.`),
+  );
+  return lines;
+}
+
+/** Builds the report. */
+export function httpThroughputReport(result: HttpThroughputResult): BenchmarkReport {
+  const { connections, warmupSeconds, seconds } = result.options;
+  const details: string[] = [
+    `- Server: the real \`kgate serve\` as a child process (\`node bin/kgate.js serve\`, PORT=0, 127.0.0.1), on an installation made with ` +
+      '`kgate admin bootstrap --json` (owner, token, the demo vault from `examples/vault`). Logs at the default level `info`, one JSON line per ' +
+      'request as in production, written to a file in the temporary folder: not a terminal, not a pipe the benchmark drains. ' +
+      `The log is checked afterwards: ${result.engines.map((e) => `${count(e.requestLogLines)} request lines on ${e.engine}`).join(', ')}, none at warn or above.`,
+    `- Load: autocannon in the benchmark process, ${connections} connections (keep-alive, no pipelining); per row a ${warmupSeconds} s warm-up, then ${seconds} s measured. ` +
+      `Requests/s is the mean of per-second samples; p50 and p99 are of the measured run. Every response body is checked (the right note; ` +
+      `${TRANSACTION_ACTIONS} "update" results with diffs; ${TRANSACTION_ACTIONS} "create" results), and after the run the vault must hold exactly ${TRANSACTION_ACTIONS} new notes ` +
+      'per applied request; any error, non-2xx answer or wrong body fails the benchmark.',
+    `- Read: \`${READ_NOTE_PATH}\` of the demo vault (1.8 KB) as JSON. Preview: ${TRANSACTION_ACTIONS} write-note actions updating ${TRANSACTION_ACTIONS} synthetic notes of about ` +
+      '2 KB (one line changed, one paragraph added) with their current hashes: full validation, one hash lookup, ten diffs. Applied: ' +
+      `${TRANSACTION_ACTIONS} new synthetic notes under a folder of their own per request, each request with a unique Idempotency-Key. ` +
+      `The read with one account per connection sends the same request for ${connections} accounts: the bootstrapped owner and ${connections - 1} ` +
+      'more made with the code of `kgate admin bootstrap --email` (each its own workspace, token and copy of the demo vault).',
+    '- Allowances: accounts are on the Developer plan (300 REST operations per minute), so their REST allowances are raised to 10^9 before the server ' +
+      'starts, through `accounts.setAllowanceOverrides` on the database (`kgate admin account` has no flag for it yet). Every request still ' +
+      'reserves its unit in the usage counters.',
+    `- Engines: ${result.engines.map((e) => `${e.engine} ${e.version}`).join('; ')}. kgate's PostgreSQL pool has its default 10 connections (KGATE_DB_POOL_SIZE).`,
+    '- The machine has 2 cores, shared by autocannon, the kgate server and, for PostgreSQL, the database server: hello-world is bounded by ' +
+      'that sharing as much as by kgate, so read the ratios, not the absolute rates.',
+    ...result.skipped.map((s) => `- ${s.engine} skipped: ${s.reason}`),
+    '',
+    'Inside the server during each measured run: request durations from its log (from the first middleware to the response, so without ' +
+      'the time a request waits for the event loop before it); what a newcomer sees, as a load balancer\'s health check would: `GET /healthz` ' +
+      'on a new connection every half second during the run; and where the CPU went (from /proc; a core fully busy is 1.00; the machine has 2):',
+    '',
+    ...cpuTable(result),
+    '',
+    'Where the time goes: the same database opened after the run, the same gateway started inside the benchmark process over a database port that ' +
+      'counts and times statements, and each request sent one at a time (one client, nothing queued). Per request:',
+    '',
+    ...roundTripTable(result),
+    '',
+    'Statements are named by what they touch: "token" is the token lookup (one statement, joined with the account), "usage" the reservation of ' +
+      'one operation (month and minute counters), "idempotency" the key claimed and completed, "operation" the rest (mapping and vault authority, ' +
+      'notes, trash, provenance events). Time columns are the milliseconds awaiting the database: a transaction counts whole (BEGIN, statements, ' +
+      'COMMIT), as "usage" when it only touches the usage counters. "The rest" is latency minus database time: HTTP on both ends (the client is ' +
+      'in the same process), JSON, validation, diffs, the log line. On PostgreSQL each statement, BEGIN and COMMIT is a network round trip; on ' +
+      "PGlite they are calls into WebAssembly on the server's event loop.",
+    '',
+    'The usage reservation alone (`usage.reserve`, in the benchmark process over the same database), with callers all of one account or each of its own:',
+    '',
+    ...reservationTable(result),
+    '',
+  ];
+  for (const engine of result.engines) details.push(...interpretation(engine, connections), '');
+  return { table: throughputTable(result), details, failures: result.failures };
+}

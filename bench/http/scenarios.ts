@@ -1,0 +1,191 @@
+/**
+ * The requests the HTTP benchmark sends, each with a cheap check of every response body (autocannon counts a
+ * failed check as a mismatch, which fails the benchmark): a 200 is not enough, the answer must be the right one.
+ *
+ * - hello-world: `GET /healthz`, no I/O, through the same middleware (request id, log line) as every route.
+ * - read: `GET /api/dev/notes/{category}/{filename}?mappingId=...`, one note of the demo vault, as JSON.
+ * - read, many accounts: the same request, but each connection speaks for an account of its own (own token, own
+ *   demo vault), so that requests do not share an account's usage counters.
+ * - preview: `POST /api/dev/transactions` with dryRun true: 10 write-note actions that update 10 existing notes
+ *   (about 2 KB each) with their current hashes, so every request validates, looks up 10 hashes and diffs 10 notes.
+ * - apply: the same route with dryRun false: 10 new notes under a folder of their own per request, and a unique
+ *   Idempotency-Key per request (new notes need no expectedHash).
+ */
+import type autocannon from 'autocannon';
+import { generateSyntheticVault } from '../vault-generator.ts';
+
+/** The notes a benchmark run writes before measuring, to preview updates of. */
+export interface SeedNote {
+  path: string;
+  content: string;
+}
+
+/** One measured request kind. */
+export interface Scenario {
+  key: 'hello' | 'read' | 'readMany' | 'preview' | 'apply';
+  /** How the table names it. */
+  label: string;
+  /** The request: one fixed request (method, path, headers, body), or autocannon `requests` built per request. */
+  options: {
+    method?: autocannon.Request['method'];
+    path: string;
+    headers?: Record<string, string>;
+    body?: string;
+    requests?: autocannon.Request[];
+    /** Per connection: changes the request this connection repeats. */
+    setupClient?: (client: autocannon.Client) => void;
+  };
+  /** True when a response body is the expected answer. */
+  verify(body: string): boolean;
+  /** Applied writes: how many distinct requests have been built so far (sent, or about to be). */
+  built?: () => number;
+}
+
+/** The note every read scenario request reads (from examples/vault, seeded by `kgate admin bootstrap`). */
+export const READ_NOTE_PATH = 'Projects/Offline Sync.md';
+
+/** Actions per transaction. */
+export const TRANSACTION_ACTIONS = 10;
+
+const SEED_FOLDER = 'Bench';
+
+/** The contents of the first `count` synthetic notes (bench/vault-generator.ts, seed 42): about 2 KB each. */
+function syntheticContents(count: number): string[] {
+  return [...generateSyntheticVault({ notes: count, seed: 42 })].map((note) => note.content);
+}
+
+/** The notes previews update: the first TRANSACTION_ACTIONS synthetic notes, at `Bench/seed-NN.md`. */
+export function seedNotes(): SeedNote[] {
+  return syntheticContents(TRANSACTION_ACTIONS).map((content, k) => ({
+    path: `${SEED_FOLDER}/seed-${String(k).padStart(2, '0')}.md`,
+    content,
+  }));
+}
+
+/** An edit of a note: one line changed in the middle and a paragraph appended, so the diff has two hunks. */
+function edited(content: string): string {
+  const lines = content.split('\n');
+  const middle = Math.floor(lines.length / 2);
+  lines[middle] = `${lines[middle] ?? ''} (edited by the benchmark)`;
+  return `${lines.join('\n')}\n## Benchmark edit\n\nA paragraph the preview adds at the end of the note.\n`;
+}
+
+function occurrences(text: string, needle: string): number {
+  let n = 0;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) n++;
+  return n;
+}
+
+/** The folder prefix of applied writes: `bench-<runId>-<n>/note-NN.md`. */
+export const APPLY_FOLDER_PREFIX = 'bench-';
+
+/** An account the many-accounts read speaks for. */
+export interface ReaderAccount {
+  token: string;
+  mappingId: string;
+}
+
+/** Everything a scenario needs to know about the installation. */
+export interface Target {
+  token: string;
+  mappingId: string;
+  /** Accounts with the demo vault, one per connection of the many-accounts read (the first is the owner). */
+  readers: ReaderAccount[];
+  /** The seed notes with their current content hashes. */
+  seeds: Array<SeedNote & { hash: string }>;
+  /** Unique per run, so that folders and idempotency keys of applied writes never repeat. */
+  runId: string;
+}
+
+/** The four scenarios, in the order they run. */
+export function scenarios(target: Target): Scenario[] {
+  const auth = { authorization: `Bearer ${target.token}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const [category, filename] = READ_NOTE_PATH.split('/') as [string, string];
+  const readPathOf = (mappingId: string) => `/api/dev/notes/${encodeURIComponent(category)}/${encodeURIComponent(filename)}?mappingId=${mappingId}`;
+  const readPath = readPathOf(target.mappingId);
+  const verifyRead = (body: string) => body.includes(`"path":${JSON.stringify(READ_NOTE_PATH)}`) && body.includes('"contentHash":"sha256:');
+  let connection = 0;
+
+  const preview = JSON.stringify({
+    mappingId: target.mappingId,
+    dryRun: true,
+    actions: target.seeds.map((seed) => ({
+      type: 'write-note',
+      path: seed.path,
+      content: edited(seed.content),
+      expectedHash: seed.hash,
+    })),
+  });
+
+  // Applied writes: the body is assembled from pre-serialized actions, with the request's folder filled in.
+  const FOLDER = '@@FOLDER@@';
+  const contents = syntheticContents(2 * TRANSACTION_ACTIONS).slice(TRANSACTION_ACTIONS);
+  const actionsJson = contents
+    .map((content, k) => JSON.stringify({ type: 'write-note', path: `${FOLDER}/note-${String(k).padStart(2, '0')}.md`, content }))
+    .join(',');
+  const applyHead = `{"mappingId":${JSON.stringify(target.mappingId)},"dryRun":false,"actions":[`;
+  let applied = 0;
+
+  return [
+    {
+      key: 'hello',
+      label: 'GET /healthz (hello-world)',
+      options: { method: 'GET', path: '/healthz' },
+      verify: (body) => body.startsWith('{"status":"ok"'),
+    },
+    {
+      key: 'read',
+      label: 'GET /api/dev/notes/{category}/{filename} (read a note)',
+      options: { method: 'GET', path: readPath, headers: auth },
+      verify: verifyRead,
+    },
+    {
+      key: 'readMany',
+      label: `GET /api/dev/notes/{category}/{filename} (read a note, ${target.readers.length} accounts)`,
+      options: {
+        method: 'GET',
+        path: readPath,
+        headers: auth,
+        setupClient(client) {
+          const reader = target.readers[connection++ % target.readers.length]!;
+          client.setRequest({ method: 'GET', path: readPathOf(reader.mappingId), headers: { authorization: `Bearer ${reader.token}` } });
+        },
+      },
+      verify: verifyRead,
+    },
+    {
+      key: 'preview',
+      label: `POST /api/dev/transactions, ${TRANSACTION_ACTIONS} updates, dryRun true (preview)`,
+      options: { method: 'POST', path: '/api/dev/transactions', headers: json, body: preview },
+      verify: (body) =>
+        body.includes('"applied":false') &&
+        occurrences(body, '"status":"update"') === TRANSACTION_ACTIONS &&
+        occurrences(body, '"diff":"') === TRANSACTION_ACTIONS &&
+        !body.includes('"problem"'),
+    },
+    {
+      key: 'apply',
+      label: `POST /api/dev/transactions, ${TRANSACTION_ACTIONS} new notes, dryRun false (applied)`,
+      options: {
+        path: '/api/dev/transactions',
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/dev/transactions',
+            setupRequest(request) {
+              const id = `${APPLY_FOLDER_PREFIX}${target.runId}-${++applied}`;
+              return {
+                ...request,
+                headers: { ...json, 'idempotency-key': id },
+                body: `${applyHead}${actionsJson.replaceAll(FOLDER, id)}]}`,
+              };
+            },
+          },
+        ],
+      },
+      verify: (body) => body.includes('"applied":true') && occurrences(body, '"status":"create"') === TRANSACTION_ACTIONS,
+      built: () => applied,
+    },
+  ];
+}
