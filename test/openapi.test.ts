@@ -424,7 +424,11 @@ describe('the OpenAPI document of the Developer REST API', () => {
           delete body[field];
           const documentedValid = validate(body);
           expect(documentedValid).toBe(((schema.required ?? []) as string[]).includes(field) ? false : true);
-          const response = await post(path, body);
+          // The body may leave mappingId out only because the documented X-Service-Mapping header can carry it.
+          const response =
+            field === 'mappingId'
+              ? await api.post<Json>(path, { json: body, headers: { 'X-Service-Mapping': String(examples[operationId]!.mappingId) } })
+              : await post(path, body);
           expect({ operationId, field, status: response.status }).toEqual({ operationId, field, status: documentedValid ? 200 : 400 });
         }
       }

@@ -36,6 +36,35 @@ describe('graceful close', () => {
     expect(closed).toBe(true);
   });
 
+  it('waits for a handler whose client already hung up, so the database is not closed under it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    let finished = false;
+    const server = await listen(
+      async () => {
+        started();
+        await held;
+        finished = true;
+        return new Response('late');
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    const abort = new AbortController();
+    const request = fetch(`${server.url}/slow`, { signal: abort.signal }).catch(() => 'aborted');
+    await inFlight;
+    abort.abort();
+    expect(await request).toBe('aborted');
+    let closed = false;
+    const closing = server.close(10_000).then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    expect(finished).toBe(true);
+  });
+
   it('cuts connections that outlive the grace period', async () => {
     const server = await listen(() => new Promise<Response>(() => undefined), { host: '127.0.0.1', port: 0 });
     const hanging = fetch(`${server.url}/forever`).catch((error: unknown) => error);

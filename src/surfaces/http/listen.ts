@@ -18,8 +18,21 @@ export async function listen(
   fetch: (request: Request) => Response | Promise<Response>,
   options: { host: string; port: number },
 ): Promise<RunningServer> {
+  // Handlers still running (even for a client that already hung up) keep the database in use: close() waits for
+  // them too, not only for sockets, so that the caller can close the database safely afterwards.
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const counted = async (request: Request): Promise<Response> => {
+    inFlight += 1;
+    try {
+      return await fetch(request);
+    } finally {
+      inFlight -= 1;
+      if (inFlight === 0) idle?.();
+    }
+  };
   const server = await new Promise<Server>((resolve, reject) => {
-    const started = serve({ fetch, hostname: options.host, port: options.port }, () => resolve(started as Server));
+    const started = serve({ fetch: counted, hostname: options.host, port: options.port }, () => resolve(started as Server));
     (started as Server).once('error', reject);
   });
   const address = server.address() as AddressInfo;
@@ -31,11 +44,20 @@ export async function listen(
       closing ??= new Promise<void>((resolve) => {
         // Keep-alive connections that finish their request become idle; sweep them so close() can complete.
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+        let cut = false;
+        const deadline = setTimeout(() => {
+          cut = true;
+          server.closeAllConnections();
+          resolve();
+        }, graceMs);
         server.close(() => {
           clearInterval(sweep);
-          clearTimeout(deadline);
-          resolve();
+          const done = () => {
+            clearTimeout(deadline);
+            resolve();
+          };
+          if (inFlight === 0 || cut) done();
+          else idle = done;
         });
         server.closeIdleConnections();
       });

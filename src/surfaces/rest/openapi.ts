@@ -51,6 +51,9 @@ function parameters(route: RestRoute): JsonSchema[] {
       { name: 'filename', in: 'path', required: true, description: 'The file name of the note, ending in .md', schema: { type: 'string' } },
     );
   }
+  if (mappingElsewhere) {
+    params.push({ name: 'mappingId', in: 'query', required: false, description: 'The mapping, instead of mappingId in the body', schema: { type: 'string', format: 'uuid' } });
+  }
   if ('mappingId' in operation.input.shape) {
     params.push({
       name: MAPPING_HEADER,
@@ -81,7 +84,10 @@ function parameters(route: RestRoute): JsonSchema[] {
 function requestBody(route: RestRoute): JsonSchema | undefined {
   if (route.body.length === 0) return undefined;
   const shape = route.operation.input.shape as Record<string, z.ZodType>;
-  const picked = z.object(Object.fromEntries(route.body.map((field) => [field, shape[field]!]))).strict();
+  // mappingId may also come from the query or X-Service-Mapping, so the body need not carry it.
+  const picked = z
+    .object(Object.fromEntries(route.body.map((field) => [field, field === 'mappingId' ? shape[field]!.optional() : shape[field]!])))
+    .strict();
   return { required: true, content: { 'application/json': { schema: schemaOf(picked, 'input') } } };
 }
 
