@@ -107,15 +107,9 @@ export async function countNotes(sql: Sql, vaultId: string): Promise<number> {
   return rows[0]?.count ?? 0;
 }
 
-/** A stored note with the fields a transaction needs. */
-export interface StoredNote {
+/** A stored note with the fields a transaction needs: what was written, and its row id. */
+export interface StoredNote extends NoteWrite {
   id: string;
-  path: string;
-  pathKey: string;
-  content: string;
-  contentHash: string;
-  size: number;
-  title: string;
 }
 
 /** Whole notes by path key (for transactions: hash checks, diffs and trash copies). */
