@@ -158,6 +158,7 @@ export async function startGateway(
     usage: services.usage,
     idempotency: services.idempotency,
     services: { notes: services.notes, provenance: services.provenance },
+    vaults: services.vaults,
     readiness: readinessOf(opened.db),
     version: VERSION,
     baseUrl: config.baseUrl ?? '',

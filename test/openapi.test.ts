@@ -162,6 +162,7 @@ describe('the OpenAPI document of the Developer REST API', () => {
         usage: services.usage,
         idempotency: services.idempotency,
         services: { notes: services.notes, provenance: services.provenance },
+        vaults: services.vaults,
         readiness: readinessOf(gateway.db),
         version: VERSION,
         baseUrl: '',

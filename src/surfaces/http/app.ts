@@ -4,6 +4,8 @@ import { isKgateError } from '../../kernel/errors.ts';
 import type { Logger } from '../../logger.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
 import { developerApi } from '../rest/dev-api.ts';
+import { mcpGateway } from '../mcp/transport.ts';
+import type { VaultsService } from '../../domains/vaults/index.ts';
 import type { RestDependencies } from '../rest/handler.ts';
 import { accountRoutes } from './account-routes.ts';
 import { bearerChallenge } from './auth.ts';
@@ -20,6 +22,7 @@ export interface HttpDependencies extends RestDependencies {
   version: string;
   /** Public base URL, or '' to publish relative URLs (when the port is only known after binding). */
   baseUrl: string;
+  vaults: VaultsService;
 }
 
 /**
@@ -32,6 +35,7 @@ export function createHttpApp(deps: HttpDependencies): Hono<HttpEnv> {
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(deps.tokens));
   app.route('/api/dev', developerApi(deps));
+  app.route('/api/mcp', mcpGateway({ ...deps, services: { ...deps.services, vaults: deps.vaults } }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {

@@ -1,0 +1,30 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+
+/** The newest MCP revision we speak (spec 9.1). */
+export const LATEST_PROTOCOL_VERSION = '2025-11-25';
+/** Every revision we negotiate, newest first (spec 9.1). */
+export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+/** What a request without MCP-Protocol-Version is taken to speak (transport spec 2025-06-18, "Protocol Version Header"). */
+export const DEFAULT_HEADER_VERSION = '2025-03-26';
+/** The only revision whose transport allows JSON-RPC batches. */
+export const BATCH_VERSION = '2025-03-26';
+
+// Our list and the SDK's must agree; a new SDK revision is adopted deliberately, not silently.
+for (const version of PROTOCOL_VERSIONS) {
+  if (!SUPPORTED_PROTOCOL_VERSIONS.includes(version)) throw new Error(`MCP SDK does not know protocol ${version}`);
+}
+
+/** The revision answered to an `initialize` asking for `requested`: the same when supported, else our latest. */
+export function negotiateVersion(requested: unknown): string {
+  return typeof requested === 'string' && PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+/** Server-wide instructions returned by initialize (spec 4.1). */
+export const SERVER_INSTRUCTIONS = [
+  'kgate gives governed access to Markdown note vaults.',
+  'Start with list_vaults to discover the mappings you may use, then pass a mappingId to the vault tools; never guess one.',
+  'Reads are bounded: results say truncated: true when more exists; fetch more with a cursor or a narrower request instead of assuming nothing else exists.',
+  'Writes are previews first: call preview_note_writes or preview_note_deletions, show the human the diff and wait for approval,',
+  'then call the matching apply tool with exactly the approved notes, a new idempotencyKey, and each existing note\'s current hash (beforeRevision of the preview).',
+  'A stale hash is rejected, never overwritten: read the note again and preview again.',
+].join(' ');

@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import type { VaultsService } from '../../domains/vaults/index.ts';
+import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
+import { listEvents } from '../operations/event-operations.ts';
+import { readNote } from '../operations/note-operations.ts';
+import type { OperationServices } from '../operations/operation.ts';
+
+/** What a tool runs with. */
+export interface ToolContext {
+  principal: AuthenticatedPrincipal;
+  services: OperationServices & { vaults: VaultsService };
+}
+
+/** MCP tool annotations (hints for clients; authority is always checked by the server). */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** One MCP tool: listed by tools/list with schemas generated from `input` and `output`, run by tools/call. */
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodObject;
+  output: z.ZodObject;
+  annotations: ToolAnnotations;
+  /** Runs with arguments already validated against `input`. */
+  run(ctx: ToolContext, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/** Most characters of content get_note_content returns unless asked for fewer. */
+export const MAX_NOTE_CONTENT_CHARS = 200_000;
+
+const listVaults: McpTool = {
+  name: 'list_vaults',
+  title: 'List vaults',
+  description:
+    'Lists the vault mappings your account owns, with the mappingId to pass to every vault tool, whether the mapping is read-only, and whether MCP may change its notes (writeAccess). Call this first; never guess a mappingId.',
+  input: z.object({}).strict(),
+  output: z.object({
+    vaults: z.array(
+      z.object({
+        mappingId: z.string(),
+        name: z.string(),
+        provider: z.string(),
+        readOnly: z.boolean(),
+        writeAccess: z.boolean().describe('True when MCP note changes are allowed on this exact mapping'),
+        deviceEncrypted: z.boolean(),
+      }),
+    ),
+    truncated: z.boolean(),
+  }),
+  annotations: READ_ONLY,
+  async run(ctx) {
+    const mappings = await ctx.services.vaults.listOwnedMappings(ctx.principal.accountId);
+    return {
+      vaults: mappings.map((m) => ({
+        mappingId: m.id,
+        name: m.name,
+        provider: m.provider,
+        readOnly: m.readOnly || m.pullOnly,
+        writeAccess: !m.readOnly && !m.pullOnly && m.allowMcpNoteChanges && !m.deviceEncrypted,
+        deviceEncrypted: m.deviceEncrypted,
+      })),
+      truncated: false,
+    };
+  },
+};
+
+const getNoteContent: McpTool = {
+  name: 'get_note_content',
+  title: 'Read a note',
+  description:
+    'Reads one note: its Markdown content, contentHash (the value to send as expectedHash when changing it) and revision. Long content is cut at maxChars and flagged truncated.',
+  input: readNote.input
+    .extend({
+      maxChars: z.number().int().min(1).max(MAX_NOTE_CONTENT_CHARS).optional().describe(`At most ${MAX_NOTE_CONTENT_CHARS} (the default)`),
+    })
+    .strict(),
+  output: z.object({
+    path: z.string(),
+    title: z.string(),
+    content: z.string(),
+    contentHash: z.string(),
+    revision: z.string(),
+    size: z.number().int(),
+    truncated: z.boolean(),
+  }),
+  annotations: READ_ONLY,
+  async run(ctx, args) {
+    const input = args as { mappingId: string; path: string; maxChars?: number };
+    const note = await readNote.run(ctx, { mappingId: input.mappingId, path: input.path });
+    const limit = input.maxChars ?? MAX_NOTE_CONTENT_CHARS;
+    const truncated = note.content.length > limit;
+    return {
+      path: note.path,
+      title: note.title,
+      content: truncated ? note.content.slice(0, limit) : note.content,
+      contentHash: note.contentHash,
+      revision: note.revision,
+      size: note.size,
+      truncated,
+    };
+  },
+};
+
+const getKnowledgeEvents: McpTool = {
+  name: 'get_knowledge_events',
+  title: 'Provenance events',
+  description: `${listEvents.description} Bounded: at most 1,000 events per call, with truncated and nextSince.`,
+  input: listEvents.input.strict(),
+  output: listEvents.output,
+  annotations: READ_ONLY,
+  async run(ctx, args) {
+    return listEvents.run(ctx, args as z.output<typeof listEvents.input>);
+  },
+};
+
+/**
+ * The tools of the hosted MCP gateway. Only tools that fully work are listed (the rest of spec 4.2 arrives with
+ * later issues); the list never changes at run time (`listChanged: false`).
+ */
+export const MCP_TOOLS: readonly McpTool[] = [listVaults, getNoteContent, getKnowledgeEvents];

@@ -1,0 +1,175 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOwner, type Owner } from './support/fixtures.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { restClient } from './support/rest-client.ts';
+
+const STREAMABLE_ACCEPT = 'application/json, text/event-stream';
+
+describe('MCP gateway at /api/mcp', () => {
+  let gateway: TestGateway;
+  let owner: Owner;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+    owner = await createOwner(gateway.services);
+    await restClient(gateway, owner.token).post('/notes', {
+      json: { mappingId: owner.mapping.id, path: 'Inbox/hello.md', content: '# Hello\nworld\n', dryRun: false },
+      headers: { 'Idempotency-Key': 'seed-1' },
+    });
+  });
+  afterAll(() => gateway.stop());
+
+  async function rpc(body: unknown, headers: Record<string, string> = {}, token: string | null = owner.token) {
+    const response = await fetch(`${gateway.url}/api/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: STREAMABLE_ACCEPT,
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, any>) : null }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON-RPC replies of many shapes
+  }
+
+  describe('with the MCP SDK client', () => {
+    it('connects, lists tools with schemas and annotations, and calls every listed tool', async () => {
+      const client = new Client({ name: 'kgate-test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/api/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${owner.token}` } },
+      });
+      await client.connect(transport);
+      expect(client.getServerVersion()?.name).toBe('kgate');
+      expect(client.getInstructions()).toContain('list_vaults');
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['get_knowledge_events', 'get_note_content', 'list_vaults']);
+      for (const tool of tools) {
+        expect(tool.description).toBeTruthy();
+        expect(tool.inputSchema.type).toBe('object');
+        expect(tool.outputSchema?.type).toBe('object');
+        expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      }
+      const vaults = await client.callTool({ name: 'list_vaults', arguments: {} });
+      expect(vaults.structuredContent).toMatchObject({ vaults: [{ mappingId: owner.mapping.id, writeAccess: true, readOnly: false }] });
+      const note = await client.callTool({ name: 'get_note_content', arguments: { mappingId: owner.mapping.id, path: 'Inbox/hello.md' } });
+      expect(note.structuredContent).toMatchObject({ content: '# Hello\nworld\n', truncated: false, contentHash: expect.stringMatching(/^sha256:/) });
+      const events = await client.callTool({ name: 'get_knowledge_events', arguments: { mappingId: owner.mapping.id } });
+      expect((events.structuredContent as { events: unknown[] }).events).toHaveLength(1);
+      await client.close();
+    });
+  });
+
+  describe('raw JSON-RPC', () => {
+    it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'])('initialize negotiates %s', async (version) => {
+      const reply = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      expect(reply.status).toBe(200);
+      expect(reply.body!.result).toMatchObject({ protocolVersion: version, capabilities: { tools: { listChanged: false } }, serverInfo: { name: 'kgate' } });
+      const ping = await rpc({ jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-protocol-version': version });
+      expect(ping.body).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    });
+
+    it('answers an unknown requested version with the latest', async () => {
+      const reply = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '1999-01-01', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      expect(reply.body!.result.protocolVersion).toBe('2025-11-25');
+    });
+
+    it('rejects an unsupported MCP-Protocol-Version with 400, and takes a missing one as 2025-03-26', async () => {
+      expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-protocol-version': '2030-01-01' })).status).toBe(400);
+      expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' })).status).toBe(200);
+    });
+
+    it('answers notifications with 202 and no body', async () => {
+      const reply = await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      expect(reply.status).toBe(202);
+      expect(reply.body).toBeNull();
+    });
+
+    it('accepts batches only under 2025-03-26', async () => {
+      const batch = [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }];
+      const ok = await rpc(batch, { 'mcp-protocol-version': '2025-03-26' });
+      expect(ok.status).toBe(200);
+      expect((ok.body as unknown as { id: number }[]).map((r) => r.id)).toEqual([1, 2]);
+      expect((await rpc(batch, { 'mcp-protocol-version': '2025-06-18' })).status).toBe(400);
+    });
+
+    it('gives protocol errors as JSON-RPC errors', async () => {
+      expect((await rpc('{not json')).body!.error.code).toBe(-32700);
+      expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'no/such' })).body!.error.code).toBe(-32601);
+      expect((await rpc({ jsonrpc: '1.0', id: 1, method: 'ping' })).body!.error.code).toBe(-32600);
+
+    });
+
+    it('gives tool failures as isError results with the REST code, unknown tools included', async () => {
+      const unknown = await rpc({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'nope', arguments: {} } });
+      expect(unknown.body!.result).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+      expect(unknown.body!.result.content[0].text).toContain('list_vaults');
+      const foreign = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_note_content', arguments: { mappingId: '00000000-0000-7000-8000-000000000000', path: 'a/b.md' } } });
+      expect(foreign.body!.result).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+      const invalid = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_note_content', arguments: { path: 3 } } });
+      expect(invalid.body!.result).toMatchObject({ isError: true, structuredContent: { code: 'invalid_request' } });
+    });
+
+    it('refuses a missing or bad token with 401 and a resource_metadata challenge', async () => {
+      const missing = await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, {}, null);
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer realm="kgate", resource_metadata="[^"]*\/\.well-known\/oauth-protected-resource\/api\/mcp"$/);
+      const bad = await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, {}, 'kgp_nope');
+      expect(bad.status).toBe(401);
+      expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    });
+
+    it('refuses a foreign Origin or Host with 403 (DNS rebinding)', async () => {
+      expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'https://evil.example' })).status).toBe(403);
+      expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { origin: 'http://localhost:1234' })).status).toBe(200);
+    });
+
+    it('needs the Streamable HTTP Accept header, except for the legacy methods', async () => {
+      expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { accept: 'application/json' })).status).toBe(406);
+      const legacy = await rpc({ jsonrpc: '2.0', id: 1, method: 'server/discover' }, { accept: 'application/json' });
+      expect(legacy.body!.result).toMatchObject({ server: { name: 'kgate', protocolVersion: '2025-11-25' }, capabilities: { tools: { listChanged: false } } });
+      expect(legacy.body!.id).toBe(1);
+      const init = await rpc({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, { accept: 'application/json' });
+      expect(init.status).toBe(406);
+    });
+
+    it('accepts Mcp-Method and Mcp-Name headers from legacy bridges', async () => {
+      const reply = await rpc({ mappingId: owner.mapping.id, path: 'Inbox/hello.md' }, { accept: 'application/json', 'mcp-method': 'tools/call', 'mcp-name': 'get_note_content' });
+      expect(reply.body!.result.structuredContent.path).toBe('Inbox/hello.md');
+    });
+
+    it('serves legacy discovery on GET with Accept: application/json, and 405 otherwise', async () => {
+      const json = await fetch(`${gateway.url}/api/mcp`, { headers: { accept: 'application/json' } });
+      expect(await json.json()).toMatchObject({ protocolVersions: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] });
+      expect((await fetch(`${gateway.url}/api/mcp`, { headers: { accept: 'text/event-stream' } })).status).toBe(405);
+    });
+  });
+
+  describe('accounting', () => {
+    it('reserves one MCP unit per recognized operation, separately from REST, and never for rejections', async () => {
+      const member = await createOwner(gateway.services, 'mcp-usage');
+      await gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 3 });
+      const used = async () =>
+        (await gateway.db.query<{ used: number }>("SELECT used FROM usage_counters WHERE account_id = $1 AND surface = 'mcp' AND period = 'minute'", [member.accountId]))[0]?.used ?? 0;
+      await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, {}, null);
+      await rpc({ jsonrpc: '2.0', id: 1, method: 'no/such' }, {}, member.token);
+      await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, {}, member.token);
+      expect(await used()).toBe(0);
+      await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_note_content', arguments: {} } }, {}, member.token);
+      expect(await used()).toBe(1);
+      await rpc({ jsonrpc: '2.0', id: 2, method: 'ping' }, {}, member.token);
+      await rpc({ jsonrpc: '2.0', id: 3, method: 'ping' }, {}, member.token);
+      const limited = await rpc({ jsonrpc: '2.0', id: 4, method: 'ping' }, {}, member.token);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(limited.body!.error.data.code).toBe('rate_limited');
+      expect(await used()).toBe(3);
+      await gateway.services.accounts.setStatus(member.accountId, 'suspended');
+      expect((await rpc({ jsonrpc: '2.0', id: 5, method: 'ping' }, {}, member.token)).status).toBe(403);
+      expect(await used()).toBe(3);
+    });
+  });
+});
