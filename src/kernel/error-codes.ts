@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   forbidden: 'The principal is known but lacks the permission for this action.',
   not_found: 'The resource does not exist or the caller may not see it (the two look the same).',
   mapping_read_only: 'The mapping is read-only or pull-only; it accepts no writes.',
+  mcp_changes_disabled: 'The owner has not switched on "Allow hosted MCP note changes" for this mapping.',
   device_encrypted: 'Note bodies of this mapping are encrypted with a device-held key the server never has.',
   conflict: 'The request conflicts with the current state of a resource.',
   idempotency_key_in_flight: 'A request with the same idempotency key is still running.',

@@ -19,6 +19,8 @@ export interface TransactionInput {
   actions: readonly NoteAction[];
   /** Required to apply; the outcome is stored under it in the same database transaction as the change. */
   idempotency?: IdempotencyClaim;
+  /** MCP writes also need the owner's "Allow hosted MCP note changes" switch on the mapping (spec 2.1). */
+  surface?: 'rest' | 'mcp';
 }
 
 function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
@@ -56,9 +58,12 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
   });
 }
 
-function assertWritable(mapping: HostedMapping, actions: readonly CanonicalAction[]): void {
+function assertWritable(mapping: HostedMapping, actions: readonly CanonicalAction[], surface: 'rest' | 'mcp'): void {
   if (mapping.readOnly || mapping.pullOnly) {
     throw new KgateError('mapping_read_only', 'This mapping is read-only; it accepts no note changes.');
+  }
+  if (surface === 'mcp' && !mapping.allowMcpNoteChanges) {
+    throw new KgateError('mcp_changes_disabled', 'The owner has not allowed MCP note changes on this mapping.');
   }
   if (mapping.deviceEncrypted && actions.some((a) => a.type === 'write-note')) {
     throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; the server cannot write them.');
@@ -141,7 +146,7 @@ export async function runTransaction(
   const actions = canonicalize(input.actions);
   if (input.dryRun) {
     const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
-    assertWritable(mapping, actions);
+    assertWritable(mapping, actions, input.surface ?? 'rest');
     const state = await loadState(deps.db, mapping.vaultId, actions);
     const planned = planTransaction(actions, state, 'preview', { withDiff: !mapping.deviceEncrypted });
     return { mappingId: mapping.id, dryRun: true, applied: false, actions: planned.map((p) => p.result) };
@@ -150,7 +155,7 @@ export async function runTransaction(
   if (!claim) throw new KgateError('idempotency_key_required', 'Applying a change needs an Idempotency-Key header.');
   return deps.db.transaction(async (tx) => {
     const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write', tx);
-    assertWritable(mapping, actions);
+    assertWritable(mapping, actions, input.surface ?? 'rest');
     await store.lockVault(tx, mapping.vaultId);
     const planned = planTransaction(actions, await loadState(tx, mapping.vaultId, actions), 'apply', { withDiff: false });
     const refused = failure(planned);

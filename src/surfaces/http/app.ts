@@ -35,7 +35,7 @@ export function createHttpApp(deps: HttpDependencies): Hono<HttpEnv> {
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(deps.tokens));
   app.route('/api/dev', developerApi(deps));
-  app.route('/api/mcp', mcpGateway({ ...deps, services: { ...deps.services, vaults: deps.vaults } }));
+  app.route('/api/mcp', mcpGateway({ ...deps, services: { ...deps.services, vaults: deps.vaults, idempotency: deps.idempotency } }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {

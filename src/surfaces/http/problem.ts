@@ -14,6 +14,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   forbidden: 403,
   not_found: 404,
   mapping_read_only: 403,
+  mcp_changes_disabled: 403,
   device_encrypted: 409,
   conflict: 409,
   idempotency_key_in_flight: 409,

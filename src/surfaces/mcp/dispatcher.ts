@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { KgateError } from '../../kernel/errors.ts';
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, SERVER_INSTRUCTIONS, negotiateVersion } from './protocol.ts';
-import { MCP_TOOLS, type McpTool, type ToolContext } from './tools.ts';
+import type { McpTool, ToolContext } from './tool.ts';
+import { MCP_TOOLS } from './tools.ts';
+import { PREVIEW_TOOL_NAMES } from './write-tools.ts';
 
 /** JSON-RPC 2.0 error codes (JSON-RPC 2.0 s5.1). */
 export const JSONRPC = { parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603 } as const;
@@ -67,7 +69,10 @@ async function callTool(params: Record<string, unknown>, ctx: ToolContext) {
       new KgateError('not_found', `Unknown tool: ${String(name)}. Available tools: ${MCP_TOOLS.map((t) => t.name).join(', ')}.`),
     );
   }
-  const args = params.arguments ?? {};
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
+  if (PREVIEW_TOOL_NAMES.has(tool.name) && args && typeof args === 'object' && 'dryRun' in args) {
+    return toolError(new KgateError('invalid_request', 'Preview tools always preview; they reject a dryRun override.', { field: 'dryRun' }));
+  }
   const parsed = tool.input.safeParse(args);
   // Spec 7.3: a call that fails argument validation is a tool-level failure (and it consumed its operation).
   if (!parsed.success) {

@@ -1,35 +1,8 @@
 import { z } from 'zod';
-import type { VaultsService } from '../../domains/vaults/index.ts';
-import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import { listEvents } from '../operations/event-operations.ts';
 import { readNote } from '../operations/note-operations.ts';
-import type { OperationServices } from '../operations/operation.ts';
-
-/** What a tool runs with. */
-export interface ToolContext {
-  principal: AuthenticatedPrincipal;
-  services: OperationServices & { vaults: VaultsService };
-}
-
-/** MCP tool annotations (hints for clients; authority is always checked by the server). */
-export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
-/** One MCP tool: listed by tools/list with schemas generated from `input` and `output`, run by tools/call. */
-export interface McpTool {
-  name: string;
-  title: string;
-  description: string;
-  input: z.ZodObject;
-  output: z.ZodObject;
-  annotations: ToolAnnotations;
-  /** Runs with arguments already validated against `input`. */
-  run(ctx: ToolContext, args: Record<string, unknown>): Promise<Record<string, unknown>>;
-}
+import type { McpTool, ToolAnnotations } from './tool.ts';
+import { WRITE_TOOLS } from './write-tools.ts';
 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -125,4 +98,4 @@ const getKnowledgeEvents: McpTool = {
  * The tools of the hosted MCP gateway. Only tools that fully work are listed (the rest of spec 4.2 arrives with
  * later issues); the list never changes at run time (`listChanged: false`).
  */
-export const MCP_TOOLS: readonly McpTool[] = [listVaults, getNoteContent, getKnowledgeEvents];
+export const MCP_TOOLS: readonly McpTool[] = [listVaults, getNoteContent, getKnowledgeEvents, ...WRITE_TOOLS];

@@ -9,7 +9,7 @@ import type { HttpEnv } from '../http/context.ts';
 import { HTTP_STATUS } from '../http/problem.ts';
 import { JSONRPC, JsonRpcError, KNOWN_METHODS, discoveryDocument, dispatch } from './dispatcher.ts';
 import { BATCH_VERSION, DEFAULT_HEADER_VERSION, PROTOCOL_VERSIONS } from './protocol.ts';
-import type { ToolContext } from './tools.ts';
+import type { ToolContext } from './tool.ts';
 
 /** What the MCP gateway needs. */
 export interface McpDependencies {
