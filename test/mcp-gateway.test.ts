@@ -52,11 +52,21 @@ describe('MCP gateway at /api/mcp', () => {
         'create_or_append_note',
         'get_knowledge_events',
         'get_note_content',
+        'get_vault_schema',
         'list_vaults',
         'preview_note_deletions',
         'preview_note_writes',
+        'translate_canvas',
       ]);
-      const readOnly = new Set(['get_knowledge_events', 'get_note_content', 'list_vaults', 'preview_note_deletions', 'preview_note_writes']);
+      const readOnly = new Set([
+        'get_knowledge_events',
+        'get_note_content',
+        'get_vault_schema',
+        'list_vaults',
+        'preview_note_deletions',
+        'preview_note_writes',
+        'translate_canvas',
+      ]);
       for (const tool of tools) {
         expect(tool.description).toBeTruthy();
         expect(tool.inputSchema.type).toBe('object');

@@ -4,6 +4,8 @@ export type { ImportBatchResult, ImportOutcome, ImportedFile, Note, NoteSummary 
 export { MAX_IMPORT_BATCH, createNotesService } from './service.ts';
 export type { NotesService } from './service.ts';
 export { noteTitle } from './title.ts';
+export { MAX_FRONTMATTER_ERRORS, MAX_FRONTMATTER_SCAN } from './frontmatter-scan.ts';
+export type { FrontmatterScan } from './frontmatter-scan.ts';
 export { MAX_INVENTORY_PAGE, MAX_TRASH_PAGE } from './reads.ts';
 export type { NoteReads, Page } from './reads.ts';
 export type { TrashSummary } from './trash-store.ts';

@@ -7,6 +7,7 @@ import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import { MAX_NOTE_BYTES, type ImportBatchResult, type ImportedFile, type Note } from './contract.ts';
 import type { IdempotencyService } from '../idempotency/index.ts';
+import { createFrontmatterScan, type FrontmatterScan } from './frontmatter-scan.ts';
 import { createNoteReads, type NoteReads } from './reads.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
@@ -34,6 +35,11 @@ export interface NotesService extends NoteReads {
   /** Every note of a hosted vault, in pages, in byte order of path (for export). */
   iterateNotes(actor: Actor, mappingId: string, pageSize?: number): AsyncGenerator<Note[]>;
   countNotes(actor: Actor, mappingId: string): Promise<number>;
+  /**
+   * Reads the frontmatter of at most `limit` hosted notes (default and maximum 2,000) in byte order of path, with
+   * `scanned`, `total` and `truncated` so a caller knows when it stopped early. Refuses device-encrypted mappings.
+   */
+  scanFrontmatter(actor: Actor, mappingId: string, limit?: number): Promise<FrontmatterScan>;
   /** Refreshes the planner's statistics of the notes table; importers call it after a bulk load. */
   refreshStatistics(): Promise<void>;
 }
@@ -81,6 +87,7 @@ function isUnchanged(before: { path: string; contentHash: string } | undefined, 
 export function createNotesService(db: Database, vaults: VaultsService, idempotency: IdempotencyService): NotesService {
   return {
     ...createNoteReads(db, vaults),
+    ...createFrontmatterScan(db, vaults),
     runTransaction: (input) => runTransaction({ db, vaults, idempotency }, input),
     async importNotes(actor, mappingId, files, options = {}) {
       if (files.length > MAX_IMPORT_BATCH) {

@@ -1,0 +1,138 @@
+import { parseDocument } from 'yaml';
+
+/** The frontmatter of a note: its data, null when it has none or it cannot be read, and why not. */
+export interface ParsedFrontmatter {
+  data: Record<string, unknown> | null;
+  error?: string;
+}
+
+const OPEN = /^---[ \t]*$/;
+const CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
+
+/**
+ * Reads the YAML frontmatter of a note: the lines between a leading `---` line and the next `---` or `...` line.
+ * A note without frontmatter gives `{ data: null }`; unreadable YAML, or YAML that is not a mapping, gives
+ * `{ data: null, error }`. Never throws.
+ */
+export function parseFrontmatter(content: string): ParsedFrontmatter {
+  const text = content.startsWith('\uFEFF') ? content.slice(1) : content;
+  const lines = text.split(/\r?\n/);
+  if (lines.length === 0 || !OPEN.test(lines[0]!)) return { data: null };
+  const end = lines.findIndex((line, i) => i > 0 && CLOSE.test(line));
+  if (end === -1) return { data: null, error: 'The frontmatter has no closing --- line.' };
+  const yamlText = lines.slice(1, end).join('\n');
+  try {
+    const doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
+    const first = doc.errors[0];
+    if (first) return { data: null, error: `Invalid YAML: ${first.message.split('\n')[0]}` };
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (value === null || value === undefined) return { data: {} };
+    if (typeof value !== 'object' || Array.isArray(value) || value instanceof Date) {
+      return { data: null, error: 'The frontmatter is not a mapping of keys to values.' };
+    }
+    return { data: value as Record<string, unknown> };
+  } catch (error) {
+    return { data: null, error: `Invalid YAML: ${error instanceof Error ? error.message.split('\n')[0] : 'unreadable'}` };
+  }
+}
+
+/** The kinds of frontmatter values a schema reports, in the order they are listed. */
+export const FRONTMATTER_TYPES = ['string', 'number', 'boolean', 'date', 'list', 'object', 'null'] as const;
+export type FrontmatterType = (typeof FRONTMATTER_TYPES)[number];
+
+/** One key of a vault's frontmatter schema. */
+export interface SchemaKey {
+  key: string;
+  /** The kinds of value seen, in FRONTMATTER_TYPES order. */
+  types: FrontmatterType[];
+  /** How many documents have the key. */
+  count: number;
+  /** Up to 3 distinct example values, stringified and cut at 80 characters. */
+  examples: string[];
+}
+
+/** Most keys a schema summary tracks; further keys are counted as truncation. */
+export const MAX_SCHEMA_KEYS = 1000;
+/** Most examples per key. */
+export const MAX_SCHEMA_EXAMPLES = 3;
+/** Longest example value, in characters. */
+export const MAX_EXAMPLE_CHARS = 80;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The kind of one frontmatter value; `YYYY-MM-DD` strings count as dates. */
+export function frontmatterType(value: unknown): FrontmatterType {
+  if (value === null || value === undefined) return 'null';
+  if (value instanceof Date) return 'date';
+  if (Array.isArray(value)) return 'list';
+  switch (typeof value) {
+    case 'string':
+      return DATE.test(value) ? 'date' : 'string';
+    case 'number':
+    case 'bigint':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'object':
+      return 'object';
+    default:
+      return 'string';
+  }
+}
+
+function shorten(text: string): string {
+  return text.length > MAX_EXAMPLE_CHARS ? `${text.slice(0, MAX_EXAMPLE_CHARS - 1)}…` : text;
+}
+
+function example(value: unknown): string {
+  if (typeof value === 'string') return shorten(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString().slice(0, 10);
+  if (typeof value === 'bigint') return value.toString();
+  if (value === undefined) return 'null';
+  try {
+    return shorten(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? `(${typeof value})`);
+  } catch {
+    return `(${typeof value})`; // for example a cyclic value
+  }
+}
+
+/** The schema of many frontmatter documents, key by key. */
+export interface SchemaSummary {
+  /** Most common keys first, then by key. */
+  keys: SchemaKey[];
+  /** True when more than MAX_SCHEMA_KEYS distinct keys were seen; only the first ones are described. */
+  keysTruncated: boolean;
+}
+
+/** Summarizes the top-level keys of frontmatter documents: value kinds, how many documents have each, examples. */
+export function summarizeSchema(docs: Iterable<Record<string, unknown>>): SchemaSummary {
+  const keys = new Map<string, { types: Set<FrontmatterType>; count: number; examples: string[] }>();
+  let keysTruncated = false;
+  for (const doc of docs) {
+    for (const [key, value] of Object.entries(doc)) {
+      let entry = keys.get(key);
+      if (!entry) {
+        if (keys.size >= MAX_SCHEMA_KEYS) {
+          keysTruncated = true;
+          continue;
+        }
+        entry = { types: new Set(), count: 0, examples: [] };
+        keys.set(key, entry);
+      }
+      entry.count += 1;
+      entry.types.add(frontmatterType(value));
+      if (entry.examples.length < MAX_SCHEMA_EXAMPLES) {
+        const shown = example(value);
+        if (!entry.examples.includes(shown)) entry.examples.push(shown);
+      }
+    }
+  }
+  const list = [...keys].map(([key, e]) => ({
+    key,
+    types: FRONTMATTER_TYPES.filter((t) => e.types.has(t)),
+    count: e.count,
+    examples: e.examples,
+  }));
+  list.sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { keys: list, keysTruncated };
+}
