@@ -43,7 +43,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Runs `kgate <args>` to completion; rejects with its stderr when it fails. */
-async function runKgate(args: string[], env: Record<string, string>): Promise<string> {
+export async function runKgate(args: string[], env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [KGATE, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -19,9 +19,17 @@ export interface ServerHooks {
   pid: number;
 }
 
+/** What a measurement needs of a scenario: its key and label, the request, and the check of each response body. */
+export interface LoadScenario<K extends string = Scenario['key']> {
+  key: K;
+  label: string;
+  options: Scenario['options'];
+  verify(body: string): boolean;
+}
+
 /** The measured run of one scenario. */
-export interface Measurement {
-  key: Scenario['key'];
+export interface Measurement<K extends string = Scenario['key']> {
+  key: K;
   label: string;
   requestsPerSecond: number;
   p50Ms: number;
@@ -49,7 +57,7 @@ export interface Measurement {
   serverMs?: { p50: number; p99: number; requests: number };
 }
 
-async function fire(url: string, scenario: Scenario, connections: number, seconds: number): Promise<autocannon.Result> {
+async function fire(url: string, scenario: LoadScenario<string>, connections: number, seconds: number): Promise<autocannon.Result> {
   const { path, method, headers, body, requests, setupClient } = scenario.options;
   // autocannon answers with a thenable instance, not a Promise: await it to get a real one.
   return await autocannon({
@@ -100,7 +108,12 @@ async function probeWhile(url: string, done: Promise<unknown>, intervalMs: numbe
  * Warms `scenario` up, then measures it, against the server at `url`. After each run the server is let finish the
  * requests the load generator abandoned at its deadline, so that they neither slow the next run nor outlive the server.
  */
-export async function measureScenario(url: string, scenario: Scenario, options: LoadOptions, server: ServerHooks): Promise<Measurement> {
+export async function measureScenario<K extends string>(
+  url: string,
+  scenario: LoadScenario<K>,
+  options: LoadOptions,
+  server: ServerHooks,
+): Promise<Measurement<K>> {
   const warmup = await fire(url, scenario, options.connections, options.warmupSeconds);
   await server.settle();
   const before = readCpu(server.pid);

@@ -1,0 +1,368 @@
+/**
+ * MCP throughput: requests per second and latency of the real `kgate serve`'s MCP gateway (`POST /api/mcp`) under
+ * 50 concurrent connections, on embedded PGlite and on server PostgreSQL, for `tools/list` and for a `tools/call` of
+ * `get_note_content`, beside the hello-world route (`GET /healthz`) of the same server measured in the same run.
+ * In the same run it measures the approach kgate's gateway replaces: the MCP SDK's stateless pattern, a new
+ * `McpServer` and `StreamableHTTPServerTransport` per request (`mcp/sdk-per-request-server.ts`, a child process),
+ * answering `tools/list`; the report gives kgate's `tools/list` rate divided by the SDK's (the target: 10 or more).
+ *
+ * Per database: a fresh installation set up with `kgate admin bootstrap --json`, the owner's MCP allowances raised
+ * to 10^9 with `kgate admin account --mcp-per-minute --mcp-per-month` (before the server starts: PGlite allows one
+ * process per data directory), `kgate serve` as a child process, then each scenario warmed up and measured with
+ * autocannon (`http/load.ts`). Every response body is checked; any error, non-2xx answer, wrong body, or server log
+ * line at warn or above fails the benchmark.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_OWNER_EMAIL } from '../src/domains/onboarding/index.ts';
+import { bootstrapInstallation, openInstallation, readLogEntries, runKgate, startServer, type EngineName } from './http/installation.ts';
+import { measureScenario, type LoadOptions, type LoadScenario, type Measurement, type ServerHooks } from './http/load.ts';
+import { READ_NOTE_PATH } from './http/scenarios.ts';
+import type { Benchmark, BenchmarkReport } from './support/benchmark.ts';
+import { count, fixed } from './support/format.ts';
+import { describePglite } from './support/pglite-version.ts';
+import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The MCP allowances (per minute and per month) the benchmark account gets: far above what a run can use. */
+const MCP_ALLOWANCE = 1_000_000_000;
+
+/** The protocol revision every request names. */
+const PROTOCOL_VERSION = '2025-11-25';
+
+type Key = 'hello' | 'toolsList' | 'toolsCall' | 'sdkHello' | 'sdkToolsList';
+
+const ROUTE_NAMES: Record<Key, string> = {
+  hello: 'kgate hello-world: `GET /healthz`',
+  toolsList: 'kgate MCP `tools/list`: `POST /api/mcp`',
+  toolsCall: `kgate MCP \`tools/call\` \`get_note_content\` (\`${READ_NOTE_PATH}\`): \`POST /api/mcp\``,
+  sdkHello: 'SDK server per request, hello-world: `GET /healthz`',
+  sdkToolsList: 'SDK server per request, MCP `tools/list`: `POST /mcp`',
+};
+
+/** Options of {@link measureMcpThroughput}. */
+export interface McpThroughputOptions extends LoadOptions {
+  /** PostgreSQL server for the scratch database; defaults to KGATE_BENCH_DATABASE_URL or the local one. */
+  serverUrl?: string;
+  log?: (line: string) => void;
+}
+
+/** One group of rows: a kgate database, or the SDK per-request server (no database). */
+export interface McpRun {
+  name: EngineName | 'SDK per request';
+  version: string;
+  measurements: Array<Measurement<Key>>;
+}
+
+/** The whole benchmark's result. */
+export interface McpThroughputResult {
+  options: LoadOptions;
+  runs: McpRun[];
+  skipped: Array<{ engine: EngineName; reason: string }>;
+  failures: string[];
+}
+
+function mcpHeaders(token: string | undefined): Record<string, string> {
+  return {
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    'mcp-protocol-version': PROTOCOL_VERSION,
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+  };
+}
+
+const TOOLS_LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+
+/** A `tools/list` answer: a result with the tool list (get_note_content in it), no JSON-RPC error. */
+function verifyToolsList(body: string): boolean {
+  return body.includes('"result":{"tools":[') && body.includes('"name":"get_note_content"') && !body.includes('"error":{"code"');
+}
+
+function kgateScenarios(token: string, mappingId: string): Array<LoadScenario<Key>> {
+  const call = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'get_note_content', arguments: { mappingId, path: READ_NOTE_PATH } },
+  });
+  return [
+    {
+      key: 'hello',
+      label: ROUTE_NAMES.hello,
+      options: { method: 'GET', path: '/healthz' },
+      verify: (body) => body.startsWith('{"status":"ok"'),
+    },
+    {
+      key: 'toolsList',
+      label: ROUTE_NAMES.toolsList,
+      options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(token), body: TOOLS_LIST_BODY },
+      verify: verifyToolsList,
+    },
+    {
+      key: 'toolsCall',
+      label: ROUTE_NAMES.toolsCall,
+      options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(token), body: call },
+      // A result (not a JSON-RPC error), not a tool error, with the note's structured content.
+      verify: (body) =>
+        body.includes('"result":{') &&
+        !body.includes('"isError"') &&
+        !body.includes('"error":{"code"') &&
+        body.includes(`"structuredContent":{"path":${JSON.stringify(READ_NOTE_PATH)}`) &&
+        body.includes('"contentHash":"sha256:'),
+    },
+  ];
+}
+
+function sdkScenarios(): Array<LoadScenario<Key>> {
+  return [
+    {
+      key: 'sdkHello',
+      label: ROUTE_NAMES.sdkHello,
+      options: { method: 'GET', path: '/healthz' },
+      verify: (body) => body === '{"status":"ok"}',
+    },
+    {
+      key: 'sdkToolsList',
+      label: ROUTE_NAMES.sdkToolsList,
+      options: { method: 'POST', path: '/mcp', headers: mcpHeaders(undefined), body: TOOLS_LIST_BODY },
+      verify: verifyToolsList,
+    },
+  ];
+}
+
+function badCounts(m: Measurement<Key>): string | undefined {
+  if (m.errors + m.non2xx + m.mismatches === 0) return undefined;
+  return `${m.errors} errors, ${m.non2xx} non-2xx ${JSON.stringify(m.otherStatuses)}, ${m.mismatches} wrong bodies`;
+}
+
+async function measureAll(
+  name: string,
+  url: string,
+  list: Array<LoadScenario<Key>>,
+  options: LoadOptions,
+  server: ServerHooks,
+  log: (line: string) => void,
+  failures: string[],
+): Promise<Array<Measurement<Key>>> {
+  const measurements: Array<Measurement<Key>> = [];
+  for (const scenario of list) {
+    const m = await measureScenario(url, scenario, options, server);
+    measurements.push(m);
+    log(`  ${name} ${scenario.key}: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms`);
+    const bad = badCounts(m);
+    if (bad) failures.push(`${name} ${scenario.key}: ${bad}`);
+  }
+  return measurements;
+}
+
+async function runEngine(
+  engine: EngineName,
+  serverVersion: string | undefined,
+  env: Record<string, string>,
+  root: string,
+  options: LoadOptions,
+  log: (line: string) => void,
+  failures: string[],
+): Promise<McpRun> {
+  const boot = await bootstrapInstallation(env);
+  await runKgate(
+    ['admin', 'account', '--email', DEFAULT_OWNER_EMAIL, '--mcp-per-minute', String(MCP_ALLOWANCE), '--mcp-per-month', String(MCP_ALLOWANCE)],
+    env,
+  );
+  let version = serverVersion;
+  if (version === undefined) {
+    const opened = await openInstallation(env);
+    try {
+      version = await describePglite(opened.db);
+    } finally {
+      await opened.close();
+    }
+  }
+  const logFile = join(root, `${engine}-mcp-serve.log`);
+  const server = await startServer(env, logFile);
+  log(`  ${engine}: kgate serve (pid ${server.pid}) at ${server.url}, ${boot.seeded} demo notes`);
+  let measurements: Array<Measurement<Key>>;
+  try {
+    measurements = await measureAll(engine, server.url, kgateScenarios(boot.token, boot.mappingId), options, server, log, failures);
+  } finally {
+    await server.stop();
+  }
+  const loud = (await readLogEntries(logFile)).filter((e) => typeof e.level === 'number' && e.level >= 40);
+  if (loud.length > 0) failures.push(`${engine}: ${loud.length} server log lines at warn or above, e.g. ${JSON.stringify(loud[0])}`);
+  return { name: engine, version, measurements };
+}
+
+/** Starts the SDK per-request server as a child process; resolves once it prints its URL. */
+async function startSdkServer(): Promise<ServerHooks & { url: string; stop(): Promise<void>; stderr(): string }> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'run-ts.js'), join(REPO_ROOT, 'bench', 'mcp', 'sdk-per-request-server.ts')], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const deadline = Date.now() + 60_000;
+  while (!stdout.includes('\n')) {
+    if (exited || Date.now() > deadline) {
+      if (!exited) child.kill('SIGKILL');
+      throw new Error(`the SDK per-request server did not start: ${stderr.slice(-2000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const { url } = JSON.parse(stdout.split('\n')[0]!) as { url: string };
+  return {
+    url,
+    pid: child.pid!,
+    // No request log to watch: let the requests autocannon abandoned at its deadline finish.
+    settle: () => new Promise((resolve) => setTimeout(resolve, 1000)),
+    async stop() {
+      if (exited) return;
+      const exit = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exit;
+      clearTimeout(timer);
+    },
+    stderr: () => stderr,
+  };
+}
+
+async function runSdk(options: LoadOptions, log: (line: string) => void, failures: string[]): Promise<McpRun> {
+  const server = await startSdkServer();
+  log(`  SDK per request: server (pid ${server.pid}) at ${server.url}`);
+  let measurements: Array<Measurement<Key>>;
+  try {
+    measurements = await measureAll('SDK per request', server.url, sdkScenarios(), options, server, log, failures);
+  } finally {
+    await server.stop();
+  }
+  if (server.stderr().trim() !== '') failures.push(`SDK per request: the server wrote to stderr: ${server.stderr().slice(0, 500)}`);
+  return { name: 'SDK per request', version: '', measurements };
+}
+
+/** Runs the benchmark: the SDK per-request server, then kgate on PGlite and on PostgreSQL (skipped when unreachable). */
+export async function measureMcpThroughput(options: McpThroughputOptions): Promise<McpThroughputResult> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const load: LoadOptions = { connections: options.connections, warmupSeconds: options.warmupSeconds, seconds: options.seconds };
+  const result: McpThroughputResult = { options: load, runs: [], skipped: [], failures: [] };
+  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-mcp-'));
+  try {
+    result.runs.push(await runEngine('PGlite', undefined, { KGATE_DATA_DIR: join(root, 'data') }, root, load, log, result.failures));
+    const scratch = await createScratchDatabase(benchServerUrl(options.serverUrl));
+    if ('skipped' in scratch) {
+      result.skipped.push({ engine: 'PostgreSQL', reason: scratch.skipped });
+      log(`  PostgreSQL skipped: ${scratch.skipped}`);
+    } else {
+      try {
+        const version = scratch.version.replace(/^PostgreSQL /, '');
+        result.runs.push(await runEngine('PostgreSQL', version, { DATABASE_URL: scratch.url }, root, load, log, result.failures));
+      } finally {
+        await scratch.drop();
+      }
+    }
+    result.runs.push(await runSdk(load, log, result.failures));
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+  return result;
+}
+
+/** Milliseconds as printed: one decimal below 10 ms, whole numbers above. */
+function ms(value: number): string {
+  return value < 10 ? fixed(value, 1) : fixed(value, 0);
+}
+
+function share(part: number, whole: number): string {
+  const pct = (100 * part) / whole;
+  return pct < 10 ? `${fixed(pct, 1)}%` : `${fixed(pct, 0)}%`;
+}
+
+function find(run: McpRun, key: Key): Measurement<Key> | undefined {
+  return run.measurements.find((m) => m.key === key);
+}
+
+function cpuPerRequest(m: Measurement<Key>): string {
+  return m.cpu.serverCores === undefined ? '–' : fixed((1000 * m.cpu.serverCores) / m.requestsPerSecond, 3);
+}
+
+/** Builds the report. */
+export function mcpThroughputReport(result: McpThroughputResult): BenchmarkReport {
+  const { connections, warmupSeconds, seconds } = result.options;
+  const table = [
+    '| Route | Database | Requests/s | p50 (ms) | p99 (ms) | Errors / non-2xx | Requests/s vs hello-world | Server CPU per request (ms) |',
+    '|---|---|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const run of result.runs) {
+    const hello = find(run, run.name === 'SDK per request' ? 'sdkHello' : 'hello')!;
+    for (const m of run.measurements) {
+      table.push(
+        `| ${ROUTE_NAMES[m.key]} | ${run.name === 'SDK per request' ? 'none' : run.name} | ${count(Math.round(m.requestsPerSecond))} | ` +
+          `${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ${m.errors} / ${m.non2xx} | ` +
+          `${m === hello ? 'baseline' : share(m.requestsPerSecond, hello.requestsPerSecond)} | ${cpuPerRequest(m)} |`,
+      );
+    }
+  }
+  const sdk = result.runs.find((r) => r.name === 'SDK per request');
+  const sdkList = sdk ? find(sdk, 'sdkToolsList') : undefined;
+  const comparisons: string[] = [];
+  for (const run of result.runs) {
+    const list = find(run, 'toolsList');
+    if (!list || !sdkList) continue;
+    const ratio = list.requestsPerSecond / sdkList.requestsPerSecond;
+    comparisons.push(
+      `on ${run.name} at ${fixed(ratio, 2)} times its rate (${count(Math.round(list.requestsPerSecond))} ÷ ${count(Math.round(sdkList.requestsPerSecond))} requests/s; ` +
+        `p99 ${ms(list.p99Ms)} ms against ${ms(sdkList.p99Ms)} ms)`,
+    );
+  }
+  const engines = result.runs.filter((r) => r.name !== 'SDK per request');
+  const details = [
+    `- Server: the real \`kgate serve\` as a child process (PORT=0, 127.0.0.1, log level \`info\` to a file), on an installation made with ` +
+      '`kgate admin bootstrap --json` (owner, token, the demo vault from `examples/vault`). The owner\'s MCP allowances are raised to 10^9 per ' +
+      'minute and per month with `kgate admin account --email owner@kgate.local --mcp-per-minute 1000000000 --mcp-per-month 1000000000` ' +
+      'before the server starts; every MCP request still authenticates its bearer token and reserves one unit in the usage counters.',
+    `- Requests: \`POST /api/mcp\` with \`Accept: application/json, text/event-stream\`, \`Content-Type: application/json\`, ` +
+      `\`MCP-Protocol-Version: ${PROTOCOL_VERSION}\` and the bearer token; \`tools/list\` is \`{"jsonrpc":"2.0","id":1,"method":"tools/list"}\`, ` +
+      `\`tools/call\` calls \`get_note_content\` for \`${READ_NOTE_PATH}\` of the demo vault. Every response body is checked: \`tools/list\` must list ` +
+      '`get_note_content`, `tools/call` must have a result with the note in `structuredContent` and no `isError`; any error, non-2xx answer, ' +
+      'wrong body or server log line at warn or above fails the benchmark.',
+    '- SDK server per request: the MCP SDK\'s documented stateless pattern (`@modelcontextprotocol/sdk` ' +
+      '`simpleStatelessStreamableHttp`) on plain `node:http`, in a child process of its own (`bench/mcp/sdk-per-request-server.ts`): for every ' +
+      'POST a new `McpServer` with one registered tool and a new `StreamableHTTPServerTransport({ sessionIdGenerator: undefined, ' +
+      'enableJsonResponse: true })`, connected, then `transport.handleRequest(req, res, body)`, both closed when the response is done. It ' +
+      'sends the same headers (no token) and the same `tools/list` body; it has no authentication, no database, no usage accounting and no ' +
+      'request log, and lists one tool where kgate lists all of its tools, so the comparison flatters it.',
+    `- Load: autocannon in the benchmark process, ${connections} connections (keep-alive, no pipelining); per row a ${warmupSeconds} s warm-up, then ${seconds} s measured. ` +
+      'Requests/s is the mean of per-second samples; p50 and p99 are of the measured run. Server CPU per request is the server process\'s CPU time ' +
+      '(from /proc) during the measured run divided by its requests.',
+    `- Engines: ${engines.map((e) => `${e.name} ${e.version}`).join('; ')}.`,
+    '- The machine has 2 cores, shared by autocannon, the server and, for PostgreSQL, the database server: read the ratios, not the absolute rates.',
+    ...result.skipped.map((s) => `- ${s.engine} skipped: ${s.reason}`),
+    '',
+  ];
+  if (comparisons.length > 0) {
+    details.push(
+      `**Against a server per request.** Measured against the SDK's stateless pattern, which builds an \`McpServer\` and a transport for ` +
+        `every request, kgate answers \`tools/list\` ${comparisons.join(', and ')}` +
+        (sdkList ? ` (which reaches ${share(sdkList.requestsPerSecond, find(sdk!, 'sdkHello')!.requestsPerSecond)} of its own hello-world)` : '') +
+        '. The issue\'s target is at least 10 times.',
+    );
+  }
+  return { table, details, failures: result.failures };
+}
+
+/** The MCP throughput benchmark as `bench/run.ts` runs it: 50 connections, 3 s warm-up, 10 s per row. */
+export const mcpThroughput: Benchmark = {
+  title: 'MCP throughput',
+  async run(): Promise<BenchmarkReport> {
+    return mcpThroughputReport(await measureMcpThroughput({ connections: 50, warmupSeconds: 3, seconds: 10 }));
+  },
+};
