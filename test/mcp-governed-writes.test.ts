@@ -1,11 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOwner, type Owner } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { callTool, connectMcpClient } from './support/mcp-client.ts';
 import { snapshotOf } from './support/rest-client.ts';
-
-type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- tool results of many shapes
 
 describe('governed writes over MCP, as an agent does them', () => {
   let gateway: TestGateway;
@@ -15,20 +13,14 @@ describe('governed writes over MCP, as an agent does them', () => {
   beforeAll(async () => {
     gateway = await startTestGateway();
     owner = await createOwner(gateway.services);
-    client = new Client({ name: 'agent', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } }),
-    );
+    client = await connectMcpClient(gateway.url, owner.token);
   });
   afterAll(async () => {
     await client.close();
     await gateway.stop();
   });
 
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: args });
-    return { isError: result.isError === true, data: result.structuredContent as Structured };
-  };
+  const call = (name: string, args: Record<string, unknown>) => callTool(client, name, args);
 
   it('preview, apply, read back, stale apply refused with nothing changed, replay returns the same result', async () => {
     const mappingId = owner.mapping.id;

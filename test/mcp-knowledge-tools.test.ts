@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KgateError } from '../src/kernel/errors.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { callTool, connectMcpClient, type Structured } from './support/mcp-client.ts';
 import { snapshotOf } from './support/rest-client.ts';
-
-type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- tool results of many shapes
 
 const CANVAS = readFileSync(new URL('../examples/vault/Tidewater Overview.canvas', import.meta.url), 'utf8');
 
@@ -19,20 +17,14 @@ describe('knowledge tools over MCP: translate_canvas and get_vault_schema', () =
   beforeAll(async () => {
     gateway = await startTestGateway();
     owner = await createOwner(gateway.services);
-    client = new Client({ name: 'agent', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${owner.token}` } } }),
-    );
+    client = await connectMcpClient(gateway.url, owner.token);
   });
   afterAll(async () => {
     await client.close();
     await gateway.stop();
   });
 
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: args });
-    return { isError: result.isError === true, data: result.structuredContent as Structured };
-  };
+  const call = (name: string, args: Record<string, unknown>) => callTool(client, name, args);
 
   it('translates the example vault canvas, given as JSON text or as an object, without a mappingId', async () => {
     const fromText = await call('translate_canvas', { canvas: CANVAS });
@@ -108,10 +100,7 @@ describe('knowledge tools over MCP: translate_canvas and get_vault_schema', () =
   it('refuses a device-encrypted mapping with device_encrypted', async () => {
     const sealed = await createOwner(gateway.services, 'sealed');
     await gateway.services.vaults.updateMappingFlags(sealed.mapping.id, { deviceEncrypted: true });
-    const sealedClient = new Client({ name: 'agent', version: '1.0.0' });
-    await sealedClient.connect(
-      new StreamableHTTPClientTransport(new URL(`${gateway.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${sealed.token}` } } }),
-    );
+    const sealedClient = await connectMcpClient(gateway.url, sealed.token);
     try {
       const result = await sealedClient.callTool({ name: 'get_vault_schema', arguments: { mappingId: sealed.mapping.id } });
       expect(result.isError).toBe(true);
