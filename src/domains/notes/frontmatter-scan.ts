@@ -3,6 +3,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { parseFrontmatter } from '../markdown/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
+import { assertReadableBodies } from './reads.ts';
 import * as store from './store.ts';
 
 /** Most hosted notes one frontmatter scan reads. */
@@ -40,9 +41,7 @@ export function createFrontmatterScan(db: Database, vaults: VaultsService) {
         throw new KgateError('invalid_request', `limit is an integer from 1 to ${MAX_FRONTMATTER_SCAN}.`, { field: 'limit' });
       }
       const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
-      if (mapping.deviceEncrypted) {
-        throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; the server cannot read them.');
-      }
+      assertReadableBodies(mapping);
       const result: FrontmatterScan = { documents: [], errors: [], errorCount: 0, scanned: 0, total: 0, truncated: false };
       let after: string | null = null;
       while (result.scanned < limit) {

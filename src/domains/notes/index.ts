@@ -19,3 +19,4 @@ export {
 } from './transaction-contract.ts';
 export type { ActionResult, NoteAction, TransactionResult } from './transaction-contract.ts';
 export type { TransactionInput } from './transactions.ts';
+export type { CreateOrAppendInput } from './append.ts';

@@ -31,7 +31,8 @@ function boundedLimit(limit: number | undefined, max: number): number {
   return limit;
 }
 
-function assertReadableBodies(mapping: HostedMapping): void {
+/** Refuses to read note bodies of a device-encrypted mapping: the server never has the key. */
+export function assertReadableBodies(mapping: HostedMapping): void {
   if (mapping.deviceEncrypted) {
     throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; the server cannot read them.');
   }

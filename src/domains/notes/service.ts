@@ -12,6 +12,7 @@ import { createNoteReads, type NoteReads } from './reads.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
 import { runTransaction, type TransactionInput } from './transactions.ts';
+import { createOrAppend, type CreateOrAppendInput } from './append.ts';
 import { noteTitle } from './title.ts';
 
 /** Most files one `importNotes` call takes; importers send batches of this size. */
@@ -21,6 +22,8 @@ export const MAX_IMPORT_BATCH = 500;
 export interface NotesService extends NoteReads {
   /** Previews or applies a transaction of note actions (see transactions.ts). */
   runTransaction(input: TransactionInput): Promise<TransactionResult>;
+  /** Creates a note, or appends to it on a new line (see append.ts). */
+  createOrAppend(input: CreateOrAppendInput): Promise<TransactionResult>;
   /**
    * Imports a batch of files into a hosted vault as the operator acting for `actor`: creates new notes, replaces
    * changed ones, leaves identical ones untouched, and records a provenance event for each change. One
@@ -89,6 +92,7 @@ export function createNotesService(db: Database, vaults: VaultsService, idempote
     ...createNoteReads(db, vaults),
     ...createFrontmatterScan(db, vaults),
     runTransaction: (input) => runTransaction({ db, vaults, idempotency }, input),
+    createOrAppend: (input) => createOrAppend({ db, vaults, idempotency }, input),
     async importNotes(actor, mappingId, files, options = {}) {
       if (files.length > MAX_IMPORT_BATCH) {
         throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);

@@ -66,18 +66,17 @@ const createOrAppendOperation = defineOperation({
   }),
   output: TransactionResultSchema,
   errors: [],
-  async run(ctx, input) {
-    let current: { content: string; contentHash: string } | undefined;
-    try {
-      current = await ctx.services.notes.readNote(ctx.principal.actor, input.mappingId, input.path);
-    } catch (error) {
-      if (!(error instanceof KgateError && error.code === 'not_found' && error.message.startsWith('There is no note'))) throw error;
-    }
-    // Appending starts on a new line; the transaction re-checks the hash, so a concurrent change is never lost.
-    const content = current ? `${current.content}${current.content === '' || current.content.endsWith('\n') ? '' : '\n'}${input.content}` : input.content;
-    const expectedHash = input.expectedHash ?? (input.dryRun ? current?.contentHash : undefined);
-    return run(ctx, input.mappingId, input.dryRun, [{ type: 'write-note', path: input.path, content, ...(expectedHash ? { expectedHash } : {}) }]);
-  },
+  run: (ctx, input) =>
+    ctx.services.notes.createOrAppend({
+      actor: ctx.principal.actor,
+      mappingId: input.mappingId,
+      dryRun: input.dryRun,
+      path: input.path,
+      addition: input.content,
+      surface: 'mcp',
+      ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}),
+      ...(ctx.idempotency ? { idempotency: ctx.idempotency } : {}),
+    }),
 });
 
 const PREVIEW: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

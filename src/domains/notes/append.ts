@@ -1,0 +1,41 @@
+import type { Database } from '../../db/port.ts';
+import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import type { IdempotencyService } from '../idempotency/index.ts';
+import type { VaultsService } from '../vaults/index.ts';
+import * as store from './store.ts';
+import type { TransactionResult } from './transaction-contract.ts';
+import { runTransaction, type TransactionInput } from './transactions.ts';
+
+/** Input of `createOrAppend`: one note and the text to add. */
+export type CreateOrAppendInput = Omit<TransactionInput, 'actions'> & {
+  path: string;
+  /** The new note's content, or the text appended to an existing note. */
+  addition: string;
+  expectedHash?: string;
+};
+
+/** The content after appending `addition` to `current` on a new line. */
+export function appendedContent(current: string, addition: string): string {
+  return current === '' || current.endsWith('\n') ? `${current}${addition}` : `${current}\n${addition}`;
+}
+
+/**
+ * Creates the note, or appends on a new line when it exists, as a one-action transaction. The current content is
+ * read first; the transaction re-checks its hash under the vault lock, so a concurrent change is never lost. A
+ * preview learns the current hash itself; applying to an existing note needs the caller's expectedHash.
+ */
+export async function createOrAppend(
+  deps: { db: Database; vaults: VaultsService; idempotency: IdempotencyService },
+  input: CreateOrAppendInput,
+): Promise<TransactionResult> {
+  const { path, addition, expectedHash: given, ...transaction } = input;
+  const canonical = normalizeNotePath(path);
+  const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
+  const current = await store.findNote(deps.db, mapping.vaultId, notePathKey(canonical));
+  const content = current ? appendedContent(current.content, addition) : addition;
+  const expectedHash = given ?? (input.dryRun ? current?.contentHash : undefined);
+  return runTransaction(deps, {
+    ...transaction,
+    actions: [{ type: 'write-note', path: canonical, content, ...(expectedHash ? { expectedHash } : {}) }],
+  });
+}
