@@ -17,13 +17,13 @@ import { createNotesService, type NotesService } from './domains/notes/index.ts'
 import { createProvenanceService, type ProvenanceService } from './domains/provenance/index.ts';
 import { createUsageService, type UsageService } from './domains/usage/index.ts';
 import { createOnboardingService, type OnboardingService } from './domains/onboarding/index.ts';
-import { createTokensService, type TokensService } from './domains/tokens/index.ts';
+import { createCredentialCache, createTokensService, type CredentialCache, type TokensService } from './domains/tokens/index.ts';
 import { createVaultsService, type VaultsService } from './domains/vaults/index.ts';
 import { createWorkspacesService, type WorkspacesService } from './domains/workspaces/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
 import { KgateError } from './kernel/errors.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createHttpApp } from './surfaces/http/app.ts';
+import { createHttpHandler } from './surfaces/http/app.ts';
 import type { ReadinessReport } from './surfaces/http/health-routes.ts';
 import { listen, type RunningServer } from './surfaces/http/listen.ts';
 
@@ -41,6 +41,8 @@ export interface Services {
   idempotency: IdempotencyService;
   usage: UsageService;
   provenance: ProvenanceService;
+  /** Resolved credentials in memory; enabled only by a gateway that listens for credential notifications. */
+  credentialCache: CredentialCache;
 }
 
 /** An open database, migrated, with the lock that guards an embedded data directory. */
@@ -98,16 +100,17 @@ export async function openDatabase(config: Config, command = 'kgate'): Promise<O
 
 /** Wires every domain service over one database. */
 export function createServices(db: Database, clock: Clock = systemClock): Services {
-  const accounts = createAccountsService(db);
+  const credentialCache = createCredentialCache();
+  const accounts = createAccountsService(db, { onAccessChanged: (accountId) => credentialCache.forgetAccount(accountId) });
   const workspaces = createWorkspacesService(db);
   const vaults = createVaultsService(db, workspaces);
   const idempotency = createIdempotencyService(db);
   const notes = createNotesService(db, vaults, idempotency);
-  const tokens = createTokensService(db, clock);
+  const tokens = createTokensService(db, clock, credentialCache);
   const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
   const usage = createUsageService(db);
   const provenance = createProvenanceService(db, vaults);
-  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance };
+  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance, credentialCache };
 }
 
 /** The readiness probe over a database: reachable and at migration head. */
@@ -126,14 +129,38 @@ export function readinessOf(db: Database): () => Promise<ReadinessReport> {
 // Expired idempotency keys and old minute counters are garbage; purging hourly keeps both tables small.
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-function startMaintenance(services: Services, logger: Logger): NodeJS.Timeout {
-  const timer = setInterval(() => {
+// Units leased for a minute that has ended go back to the month counters within this interval.
+const LEASE_SWEEP_INTERVAL_MS = 60 * 1000;
+
+function startMaintenance(services: Services, logger: Logger): NodeJS.Timeout[] {
+  const purge = setInterval(() => {
     Promise.all([services.idempotency.purgeExpired(), services.usage.purgeOldCounters()]).catch((error: unknown) =>
       logger.warn({ err: error }, 'maintenance failed'),
     );
   }, MAINTENANCE_INTERVAL_MS);
-  timer.unref();
-  return timer;
+  const sweep = setInterval(() => {
+    services.usage.releaseLeases({ expiredOnly: true }).catch((error: unknown) => logger.warn({ err: error }, 'returning usage leases failed'));
+  }, LEASE_SWEEP_INTERVAL_MS);
+  for (const timer of [purge, sweep]) timer.unref();
+  return [purge, sweep];
+}
+
+/**
+ * Keeps the credential cache true to the database: changes made by any process arrive as notifications (migration
+ * 0003) and make the cache forget the account; while notifications may be missed, the cache is off.
+ */
+async function listenForCredentialChanges(db: Database, cache: CredentialCache, logger: Logger): Promise<() => Promise<void>> {
+  const stop = await db.listen(
+    'kgate_credentials',
+    (accountId) => cache.forgetAccount(accountId),
+    (listening) => {
+      cache.setEnabled(listening);
+      if (listening) logger.info('credential notifications restored; caching credentials again');
+      else logger.warn('credential notifications lost; every request reads credentials from the database until they return');
+    },
+  );
+  cache.setEnabled(true);
+  return stop;
 }
 
 /** A started gateway. */
@@ -152,7 +179,7 @@ export async function startGateway(
 ): Promise<Gateway> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const services = createServices(opened.db, options.clock);
-  const app = createHttpApp({
+  const handler = createHttpHandler({
     logger,
     tokens: services.tokens,
     usage: services.usage,
@@ -163,16 +190,19 @@ export async function startGateway(
     version: VERSION,
     baseUrl: config.baseUrl ?? '',
   });
-  const server: RunningServer = await listen(app.fetch, { host: config.host, port: config.port });
+  const server: RunningServer = await listen(handler, { host: config.host, port: config.port });
   const maintenance = startMaintenance(services, logger);
+  const stopListening = await listenForCredentialChanges(opened.db, services.credentialCache, logger);
   let stopping: Promise<void> | undefined;
   return {
     url: server.url,
     services,
     stop() {
       stopping ??= (async () => {
-        clearInterval(maintenance);
+        for (const timer of maintenance) clearInterval(timer);
         await server.close(config.shutdownGraceMs);
+        await stopListening();
+        await services.usage.releaseLeases().catch((error: unknown) => logger.warn({ err: error }, 'returning usage leases failed'));
         await opened.close();
         logger.flush();
       })();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { TEST_ENGINE } from './support/database.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
 
 describe('bearer authentication over HTTP', () => {
@@ -81,6 +82,41 @@ describe('bearer authentication over HTTP', () => {
     const body = (await (await whoami(`Bearer ${member.token}`)).json()) as { plan: string; entitlements: { developerApi: boolean } };
     expect(body.plan).toBe('free');
     expect(body.entitlements.developerApi).toBe(false);
+  });
+
+  it('changes committed by another process reach the credential cache through database notifications', async () => {
+    const member = await createOwner(gateway.services, 'elsewhere');
+    const issued = await gateway.services.tokens.issueToken({ accountId: member.accountId, name: 'cached' });
+    // Both tokens are now resolved once, so the next requests would be served from the cache.
+    expect((await whoami(`Bearer ${member.token}`)).status).toBe(200);
+    expect((await whoami(`Bearer ${issued.token}`)).status).toBe(200);
+    // Plain SQL, as an operator's script or another gateway would change them: no service hook runs here.
+    await gateway.db.query("UPDATE accounts SET plan = 'free' WHERE id = $1", [member.accountId]);
+    await expect
+      .poll(async () => ((await (await whoami(`Bearer ${member.token}`)).json()) as { plan: string }).plan, { timeout: 5000, interval: 20 })
+      .toBe('free');
+    await gateway.db.query('UPDATE personal_access_tokens SET revoked_at = now() WHERE id = $1', [issued.info.id]);
+    await expect.poll(async () => (await whoami(`Bearer ${issued.token}`)).status, { timeout: 5000, interval: 20 }).toBe(401);
+    await gateway.db.query("UPDATE accounts SET status = 'suspended' WHERE id = $1", [member.accountId]);
+    await expect.poll(async () => (await whoami(`Bearer ${member.token}`)).status, { timeout: 5000, interval: 20 }).toBe(403);
+  });
+
+  it.runIf(TEST_ENGINE === 'postgres')('stops caching credentials while the notification connection is down', async () => {
+    const member = await createOwner(gateway.services, 'listener-down');
+    const plan = async () => ((await (await whoami(`Bearer ${member.token}`)).json()) as { plan: string }).plan;
+    expect(await plan()).toBe('developer');
+    const logged = (text: string) => gateway.logs.filter((line) => line.includes(text)).length;
+    const lostBefore = logged('credential notifications lost');
+    const restoredBefore = logged('credential notifications restored');
+    await gateway.db.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kgate-listener' AND datname = current_database()");
+    await expect.poll(() => logged('credential notifications lost'), { timeout: 5000 }).toBeGreaterThan(lostBefore);
+    // A change made while notifications cannot arrive is still seen on the next request: nothing is cached.
+    await gateway.db.query("UPDATE accounts SET plan = 'team' WHERE id = $1", [member.accountId]);
+    expect(await plan()).toBe('team');
+    await expect.poll(() => logged('credential notifications restored'), { timeout: 10_000 }).toBeGreaterThan(restoredBefore);
+    expect(await plan()).toBe('team');
+    await gateway.db.query("UPDATE accounts SET plan = 'free' WHERE id = $1", [member.accountId]);
+    await expect.poll(plan, { timeout: 5000, interval: 20 }).toBe('free');
   });
 
   it('never writes a token into the request log', async () => {

@@ -169,6 +169,44 @@ describe('MCP gateway at /api/mcp', () => {
     });
   });
 
+  describe('transport edges', () => {
+    it('refuses a body over 8 MiB with 413 payload_too_large, and consumes nothing', async () => {
+      const member = await createOwner(gateway.services, 'mcp-big');
+      const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(8 * 1024 * 1024) } });
+      const reply = await rpc(huge, {}, member.token);
+      expect(reply.status).toBe(413);
+      expect(reply.body!.error.data.code).toBe('payload_too_large');
+      const counters = await gateway.db.query('SELECT * FROM usage_counters WHERE account_id = $1', [member.accountId]);
+      expect(counters).toEqual([]);
+      // The gateway still answers on a new connection.
+      expect((await rpc({ jsonrpc: '2.0', id: 2, method: 'ping' }, {}, member.token)).body).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    });
+
+    it('serves /api/mcp with a query string, echoes a sane X-Request-Id, and logs one line without the token', async () => {
+      const response = await fetch(`${gateway.url}/api/mcp?client=test`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: STREAMABLE_ACCEPT, authorization: `Bearer ${owner.token}`, 'x-request-id': 'mcp-trace-1' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'q', method: 'ping' }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-request-id')).toBe('mcp-trace-1');
+      expect(response.headers.get('content-type')).toBe('application/json');
+      const line = gateway.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.reqId === 'mcp-trace-1');
+      expect(line).toMatchObject({ msg: 'request', method: 'POST', path: '/api/mcp', status: 200, accountId: owner.accountId });
+      expect(gateway.logs.join('\n')).not.toContain(owner.token.slice(4, 30));
+      const forged = await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'x-request-id': `kgp_${'a'.repeat(36)}` });
+      expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it('answers other methods with 405 and an Allow header', async () => {
+      for (const method of ['PUT', 'DELETE', 'PATCH']) {
+        const response = await fetch(`${gateway.url}/api/mcp`, { method, headers: { authorization: `Bearer ${owner.token}` } });
+        expect(response.status).toBe(405);
+        expect(response.headers.get('allow')).toBe('GET, POST');
+      }
+    });
+  });
+
   describe('accounting', () => {
     it('reserves one MCP unit per recognized operation, separately from REST, and never for rejections', async () => {
       const member = await createOwner(gateway.services, 'mcp-usage');

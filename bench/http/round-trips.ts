@@ -90,6 +90,7 @@ function countingDatabase(db: Database, tally: () => Tally): Database {
         t.databaseMs[bucketOf(kinds)] += performance.now() - started;
       }
     },
+    listen: (channel, onMessage, onState) => db.listen(channel, onMessage, onState),
     close: () => db.close(),
   };
 }

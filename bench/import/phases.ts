@@ -90,6 +90,7 @@ export function timedDatabase(db: Database, clock: PhaseClock): Database {
         clock.add('BEGIN/COMMIT + JS in transaction', performance.now() - started - inside.ms);
       }
     },
+    listen: (channel, onMessage, onState) => db.listen(channel, onMessage, onState),
     close: () => db.close(),
   };
 }

@@ -49,6 +49,13 @@ function wrapPglite(pg: PGlite): Database & { dump(): Promise<Blob> } {
     engine: 'pglite',
     ...sqlOf(pg),
     transaction: (work) => pg.transaction((tx) => work(sqlOf(tx))),
+    // In-process: notifications cannot be lost, so the state never changes.
+    async listen(channel, onMessage) {
+      const stop = await pg.listen(channel, onMessage);
+      return async () => {
+        if (!pg.closed) await stop();
+      };
+    },
     close: () => pg.close(),
     dump: () => pg.dumpDataDir('none'),
   };

@@ -28,6 +28,12 @@ export interface Database extends Sql {
    * nest; code that may run inside a caller's transaction takes an `Sql` argument instead of opening its own.
    */
   transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Subscribes to `NOTIFY` on `channel`. `onState(false)` reports that notifications may have been missed (the
+   * listening connection was lost) and `onState(true)` that they flow again; callers that cache must drop the
+   * cache while they do not flow. Resolves once listening; the returned function stops it.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onState?: (listening: boolean) => void): Promise<() => Promise<void>>;
   /** Closes the connection cleanly; further calls fail. */
   close(): Promise<void>;
 }

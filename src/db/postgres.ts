@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database, Row, Sql } from './port.ts';
+import { listenOnPostgres } from './postgres-listener.ts';
 
 /** Options of the server PostgreSQL adapter. */
 export interface PostgresOptions {
@@ -55,6 +56,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         client.release();
       }
     },
+    listen: (channel, onMessage, onState) => listenOnPostgres(options.connectionString, channel, onMessage, onState),
     close: () => pool.end(),
   };
 }

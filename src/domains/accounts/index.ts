@@ -11,4 +11,4 @@ export type { Account, AllowanceOverrides, Entitlements } from './contract.ts';
 export { PLAN_ENTITLEMENTS, entitlementsOf } from './plans.ts';
 export { verifyPassword } from './password.ts';
 export { createAccountsService } from './service.ts';
-export type { AccountsService, EnsureAccountInput } from './service.ts';
+export type { AccountsHooks, AccountsService, EnsureAccountInput } from './service.ts';

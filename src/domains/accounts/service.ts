@@ -30,6 +30,15 @@ export interface AccountsService {
   setAllowanceOverrides(id: string, overrides: AllowanceOverrides): Promise<void>;
 }
 
+/** Calls the accounts service makes to the rest of the process. */
+export interface AccountsHooks {
+  /**
+   * After a change of status, plan or allowances has committed: caches of resolved credentials must forget the
+   * account before the change is reported done (other processes learn of it through database notifications).
+   */
+  onAccessChanged?: (accountId: string) => void;
+}
+
 function parseEmail(email: string): string {
   const parsed = EmailSchema.safeParse(email);
   if (!parsed.success) throw new KgateError('invalid_request', 'The email address is not valid.', { field: 'email' });
@@ -47,8 +56,12 @@ async function passwordHashOf(password: string | undefined): Promise<string | nu
 }
 
 /** Builds the accounts service over a database. */
-export function createAccountsService(db: Database): AccountsService {
+export function createAccountsService(db: Database, hooks: AccountsHooks = {}): AccountsService {
   const notFound = () => new KgateError('not_found', 'The account does not exist.');
+  const changed = <T>(id: string, result: T): T => {
+    hooks.onAccessChanged?.(id);
+    return result;
+  };
   return {
     async ensureAccount(input, sql = db) {
       const email = parseEmail(input.email);
@@ -71,16 +84,17 @@ export function createAccountsService(db: Database): AccountsService {
     },
     findByEmail: (email) => store.findAccountByEmail(db, email.trim()),
     async setStatus(id, status) {
-      return (await store.updateAccount(db, id, { status })) ?? Promise.reject(notFound());
+      return changed(id, (await store.updateAccount(db, id, { status })) ?? (await Promise.reject(notFound())));
     },
     async setPlan(id, plan) {
-      return (await store.updateAccount(db, id, { plan })) ?? Promise.reject(notFound());
+      return changed(id, (await store.updateAccount(db, id, { plan })) ?? (await Promise.reject(notFound())));
     },
     countAccounts: () => store.countAccounts(db),
     async setAllowanceOverrides(id, overrides) {
       const parsed = AllowanceOverridesSchema.safeParse(overrides);
       if (!parsed.success) throw new KgateError('invalid_request', 'Allowance overrides are non-negative integers.');
       if (!(await store.setAllowanceOverrides(db, id, parsed.data))) throw notFound();
+      changed(id, undefined);
     },
   };
 }

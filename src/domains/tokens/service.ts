@@ -5,6 +5,8 @@ import { constantTimeEqual, sha256Hex } from '../../kernel/hashing.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
 import { MAX_TOKEN_NAME_LENGTH, type AuthenticatedPrincipal, type IssuedToken, type TokenInfo } from './contract.ts';
 import { entitlementsOf } from '../accounts/index.ts';
+import type { CredentialCache } from './credential-cache.ts';
+import { createCredentialCache } from './credential-cache.ts';
 import * as store from './store.ts';
 import { TOKEN_PREFIX, generateToken, isWellFormedToken, lastFourOf } from './token-format.ts';
 
@@ -46,7 +48,7 @@ function validName(name: string): string {
 }
 
 /** Builds the tokens service. */
-export function createTokensService(db: Database, clock: Clock): TokensService {
+export function createTokensService(db: Database, clock: Clock, cache: CredentialCache = createCredentialCache()): TokensService {
   const invalidToken = () => new KgateError('unauthenticated', 'The access token is invalid, expired or revoked.');
   const unknownToken = () => new KgateError('not_found', 'The token does not exist.');
 
@@ -76,7 +78,7 @@ export function createTokensService(db: Database, clock: Clock): TokensService {
         const next = await issue(tx, accountId, current.name, current.expiresAtRaw);
         await store.revokeToken(tx, tokenId, next.info.id);
         return next;
-      });
+      }).finally(() => cache.forgetAccount(accountId));
     },
     async revokeToken(accountId, tokenId) {
       if (!isUuid(tokenId)) throw unknownToken();
@@ -85,12 +87,17 @@ export function createTokensService(db: Database, clock: Clock): TokensService {
         if (!current) throw unknownToken();
         await store.revokeToken(tx, tokenId, null);
         return { ...current, revokedAt: current.revokedAt ?? clock.now() };
-      });
+      }).finally(() => cache.forgetAccount(accountId));
     },
     async authenticate(bearer) {
       if (!isWellFormedToken(bearer)) throw invalidToken();
       const hash = sha256Hex(bearer);
-      const row = await store.findCredential(db, hash);
+      let row = cache.get(hash);
+      if (!row) {
+        const generation = cache.generation();
+        row = await store.findCredential(db, hash);
+        if (row) cache.set(hash, row, generation);
+      }
       // The lookup is by hash; the comparison guards against any future lookup that is not exact.
       if (!row || !constantTimeEqual(row.token_hash, hash)) throw invalidToken();
       const now = clock.now();
@@ -100,6 +107,8 @@ export function createTokensService(db: Database, clock: Clock): TokensService {
       }
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
         await store.touchToken(db, row.id);
+        // Cached rows are shared between requests: record the touch so the next one does not repeat it.
+        row.last_used_at = now;
       }
       return {
         actor: { accountId: row.account_id, credentialKind: 'personal_access_token', credentialId: row.id },

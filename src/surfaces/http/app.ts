@@ -1,3 +1,4 @@
+import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { isKgateError } from '../../kernel/errors.ts';
@@ -12,6 +13,7 @@ import { bearerChallenge } from './auth.ts';
 import type { HttpEnv } from './context.ts';
 import { healthRoutes, type ReadinessCheck } from './health-routes.ts';
 import { problemResponse } from './problem.ts';
+import type { NodeHandler } from './node-exchange.ts';
 import { requestLog } from './request-log.ts';
 
 /** What the HTTP surface needs from the rest of the process. */
@@ -25,8 +27,26 @@ export interface HttpDependencies extends RestDependencies {
   vaults: VaultsService;
 }
 
+/** The path of the hosted MCP gateway (spec 4.1). */
+export const MCP_PATH = '/api/mcp';
+
 /**
- * Builds the HTTP application: request ids and logs, health probes, the API routes, and one error mapping from
+ * The whole HTTP surface as one Node request handler: the MCP gateway on its own Node route (see transport.ts
+ * for why), everything else through the Hono application.
+ */
+export function createHttpHandler(deps: HttpDependencies): NodeHandler {
+  const mcp = mcpGateway({ ...deps, services: { ...deps.services, vaults: deps.vaults, idempotency: deps.idempotency } });
+  const hono = getRequestListener(createHttpApp(deps).fetch);
+  return async (req, res) => {
+    const url = req.url ?? '';
+    const path = url.indexOf('?') < 0 ? url : url.slice(0, url.indexOf('?'));
+    if (path === MCP_PATH || path === `${MCP_PATH}/`) return mcp(req, res);
+    await hono(req, res);
+  };
+}
+
+/**
+ * Builds the HTTP application (every route but the MCP gateway): request ids and logs, health probes, the API routes, and one error mapping from
  * stable codes to problem JSON. The app is transport only; every decision is a domain call.
  */
 export function createHttpApp(deps: HttpDependencies): Hono<HttpEnv> {
@@ -35,7 +55,6 @@ export function createHttpApp(deps: HttpDependencies): Hono<HttpEnv> {
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(deps.tokens));
   app.route('/api/dev', developerApi(deps));
-  app.route('/api/mcp', mcpGateway({ ...deps, services: { ...deps.services, vaults: deps.vaults, idempotency: deps.idempotency } }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {

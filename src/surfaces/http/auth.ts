@@ -15,7 +15,11 @@ export function bearerChallenge(presented: boolean, extra: Readonly<Record<strin
 
 /** The bearer token of the request; throws `unauthenticated` when there is none. */
 export function bearerToken(c: Context<HttpEnv>): string {
-  const header = c.req.header('authorization');
+  return bearerTokenOf(c.req.header('authorization'));
+}
+
+/** The bearer token in an `Authorization` header value; throws `unauthenticated` when there is none. */
+export function bearerTokenOf(header: string | undefined): string {
   const match = header ? BEARER.exec(header) : null;
   if (!match) {
     throw new KgateError('unauthenticated', 'Send a personal access token as "Authorization: Bearer <token>".');
@@ -25,7 +29,8 @@ export function bearerToken(c: Context<HttpEnv>): string {
 
 /**
  * Requires a personal access token in `Authorization: Bearer`. The principal, the account status and plan are
- * resolved from records on every request; nothing is cached, so a revoked token fails on the next request.
+ * resolved on every request from current records, through the credential cache that every change of access
+ * clears (domains/tokens/credential-cache.ts), so a revoked token fails on the next request.
  */
 export function requireBearer(tokens: TokensService): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { listen } from './listen.ts';
+import { getRequestListener } from '@hono/node-server';
+import { listen as listenNode } from './listen.ts';
+
+// The tests speak fetch handlers; the server takes a Node handler, as the app provides one.
+const listen = (fetch: (request: Request) => Response | Promise<Response>, options: { host: string; port: number }) =>
+  listenNode(getRequestListener(fetch), options);
 
 describe('graceful close', () => {
   it('lets an in-flight request finish, refuses new connections, then resolves', async () => {

@@ -1,6 +1,6 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import type { NodeHandler } from './node-exchange.ts';
 
 /** A listening HTTP server. */
 export interface RunningServer {
@@ -13,27 +13,25 @@ export interface RunningServer {
   close(graceMs: number): Promise<void>;
 }
 
-/** Serves a fetch handler on host:port with Node's HTTP server. */
-export async function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
-  options: { host: string; port: number },
-): Promise<RunningServer> {
+/** Serves a request handler on host:port with Node's HTTP server. */
+export async function listen(handler: NodeHandler, options: { host: string; port: number }): Promise<RunningServer> {
   // Handlers still running (even for a client that already hung up) keep the database in use: close() waits for
   // them too, not only for sockets, so that the caller can close the database safely afterwards.
   let inFlight = 0;
   let idle: (() => void) | undefined;
-  const counted = async (request: Request): Promise<Response> => {
+  const counted: NodeHandler = async (req, res) => {
     inFlight += 1;
     try {
-      return await fetch(request);
+      await handler(req, res);
     } finally {
       inFlight -= 1;
       if (inFlight === 0) idle?.();
     }
   };
   const server = await new Promise<Server>((resolve, reject) => {
-    const started = serve({ fetch: counted, hostname: options.host, port: options.port }, () => resolve(started as Server));
-    (started as Server).once('error', reject);
+    const started = createServer((req, res) => void counted(req, res));
+    started.once('error', reject);
+    started.listen(options.port, options.host, () => resolve(started));
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { KgateError } from '../../kernel/errors.ts';
+import { mayContainSecret } from '../../kernel/secret-prefixes.ts';
+import type { Logger } from '../../logger.ts';
+
+/** A route served on Node's request and response objects directly, without the web Request/Response adapter. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+// A caller-supplied id is kept only when it is short and plain, so it cannot forge or flood log lines, and when
+// it does not carry one of our secrets (a misconfigured client once sent its token as the request id).
+const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request id: the caller's `X-Request-Id` when it is sane, else a new UUID. */
+export function requestIdOf(incoming: string | undefined): string {
+  return incoming && INCOMING_ID.test(incoming) && !mayContainSecret(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * The one request log line: method, path without query, status, duration and the account id when known; never
+ * headers, query strings or bodies, which may hold tokens or note content. Both the Hono routes and the Node
+ * routes write exactly this shape.
+ */
+export function logRequest(
+  logger: Logger,
+  line: { reqId: string; method: string; path: string; status: number; started: number; accountId?: string | undefined },
+): void {
+  logger.info(
+    {
+      reqId: line.reqId,
+      method: line.method,
+      path: line.path,
+      status: line.status,
+      ms: Math.round((performance.now() - line.started) * 10) / 10,
+      ...(line.accountId ? { accountId: line.accountId } : {}),
+    },
+    'request',
+  );
+}
+
+/**
+ * Reads a request body up to `maxBytes`. A declared or actual size over the limit throws `payload_too_large`
+ * without reading the rest (the connection is then closed by the caller's response).
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    return Promise.reject(new KgateError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        req.removeAllListeners('data');
+        req.pause();
+        reject(new KgateError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    req.on('error', reject);
+  });
+}
+
+/** Sends a complete response with an explicit length. */
+export function send(res: ServerResponse, status: number, headers: Record<string, string>, body?: string): void {
+  if (body === undefined) {
+    res.writeHead(status, headers).end();
+    return;
+  }
+  res.writeHead(status, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
+}
