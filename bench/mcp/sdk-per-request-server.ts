@@ -1,13 +1,15 @@
 /**
  * The "server per request" approach the MCP benchmark compares kgate's gateway with: the MCP SDK's documented
  * stateless Streamable HTTP pattern (`simpleStatelessStreamableHttp` in the SDK's examples), on plain `node:http`.
- * For every POST it builds a new `McpServer` with one registered tool and a new
+ * For every POST it builds a new `McpServer` with its tools registered and a new
  * `StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })`, connects them and
  * lets the transport handle the request, then closes both when the response is done. No authentication, no
- * database, no logging: only the SDK's own per-request work, which flatters it against kgate.
+ * database, no logging: only the SDK's own per-request work, which flatters it against kgate. By default it
+ * registers one tool, which flatters it further; with `--kgate-tools` it registers kgate's whole tool set, so that
+ * `tools/list` answers the same list kgate does.
  *
- * Run as a child process (`node bin/run-ts.js bench/mcp/sdk-per-request-server.ts`), so that it gets its own event
- * loop and core as `kgate serve` does. It listens on a free port of 127.0.0.1 and prints one JSON line
+ * Run as a child process (`node bin/run-ts.js bench/mcp/sdk-per-request-server.ts [--kgate-tools]`), so that it
+ * gets its own event loop and core as `kgate serve` does. It listens on a free port of 127.0.0.1 and prints one JSON line
  * `{"url": "http://127.0.0.1:PORT"}` on stdout once listening; `GET /healthz` answers `{"status":"ok"}` (its
  * hello-world), `POST /mcp` is the MCP endpoint. SIGTERM closes it.
  */
@@ -16,10 +18,25 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { MCP_TOOLS } from '../../src/surfaces/mcp/tools.ts';
 
-/** A new MCP server with one tool, as the SDK's stateless example builds for each request. */
+// `--kgate-tools`: register kgate's whole tool set (names, descriptions, input and output schemas), so that
+// tools/list answers the same list kgate does; the like-for-like alternative to kgate's gateway.
+const KGATE_TOOLS = process.argv.includes('--kgate-tools');
+
+/** A new MCP server with one tool (or kgate's, with `--kgate-tools`), as the SDK's stateless example builds for each request. */
 function getServer(): McpServer {
   const server = new McpServer({ name: 'sdk-per-request', version: '1.0.0' });
+  if (KGATE_TOOLS) {
+    for (const tool of MCP_TOOLS) {
+      server.registerTool(
+        tool.name,
+        { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+        () => Promise.resolve({ content: [{ type: 'text', text: 'not run by the benchmark' }] }),
+      );
+    }
+    return server;
+  }
   server.registerTool(
     'get_note_content',
     {
