@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frontmatterType, parseFrontmatter, summarizeSchema } from './frontmatter.ts';
+import { frontmatterType, locateFrontmatter, parseFrontmatter, summarizeSchema } from './frontmatter.ts';
 
 describe('parseFrontmatter', () => {
   it('reads the YAML between the leading --- line and the next --- or ... line', () => {
@@ -86,5 +86,27 @@ describe('summarizeSchema', () => {
     const summary = summarizeSchema([wide]);
     expect(summary.keys).toHaveLength(1000);
     expect(summary.keysTruncated).toBe(true);
+  });
+});
+
+describe('locateFrontmatter', () => {
+  it('gives the block, the YAML inside it and where the body starts', () => {
+    const content = '---\na: 1\n---\nbody';
+    expect(locateFrontmatter(content)).toEqual({ line: 0, start: 0, end: 12, endLine: 2, yamlStart: 4, yamlEnd: 8, bodyStart: 13 });
+    expect(locateFrontmatter('---\n---')).toEqual({ line: 0, start: 0, end: 7, endLine: 1, yamlStart: 4, yamlEnd: 4, bodyStart: 7 });
+    const crlf = '\uFEFF---  \r\nb: 2\r\n... \r\n';
+    const block = locateFrontmatter(crlf)!;
+    expect(crlf.slice(block.start, block.end)).toBe('---  \r\nb: 2\r\n... ');
+    expect(crlf.slice(block.yamlStart, block.yamlEnd)).toBe('b: 2');
+    expect(block.bodyStart).toBe(crlf.length);
+  });
+
+  it('agrees with parseFrontmatter on what is frontmatter', () => {
+    const samples = ['---\na: 1\n---\n', '---\na: 1\n', ' ---\na: 1\n---\n', '# x\n---\na: 1\n---\n', '---\n...\n', '\uFEFF---\r\na: 1\r\n---', '---x\n---\n', '', '---'];
+    for (const sample of samples) {
+      const parsed = parseFrontmatter(sample);
+      const located = locateFrontmatter(sample) !== undefined;
+      expect(located, JSON.stringify(sample)).toBe(parsed.data !== null || /^Invalid YAML|not a mapping/.test(parsed.error ?? ''));
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { parseDocument } from 'yaml';
+import type { FrontmatterBlock } from './markdown-model.ts';
 
 /** The frontmatter of a note: its data, null when it has none or it cannot be read, and why not. */
 export interface ParsedFrontmatter {
@@ -6,8 +7,49 @@ export interface ParsedFrontmatter {
   error?: string;
 }
 
-const OPEN = /^---[ \t]*$/;
-const CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
+/**
+ * Finds the frontmatter block: a first line `---` (after an optional byte-order mark) up to the next line that is
+ * `---` or `...` (trailing spaces and tabs allowed, CRLF or LF). Undefined without one, or when it is not closed.
+ * Reads no YAML, so it is cheap enough for every parse.
+ */
+export function locateFrontmatter(content: string): FrontmatterBlock | undefined {
+  const start = content.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const firstBreak = content.indexOf('\n', start);
+  if (firstBreak === -1 || !isDelimiter(content, start, firstBreak, false)) return undefined;
+  const yamlStart = firstBreak + 1;
+  let pos = yamlStart;
+  for (let line = 1; ; line += 1) {
+    const lineBreak = content.indexOf('\n', pos);
+    const lineEnd = lineBreak === -1 ? content.length : lineBreak;
+    if (isDelimiter(content, pos, lineEnd, true)) {
+      const previousBreak = content.charCodeAt(pos - 2) === 13 ? 2 : 1;
+      return {
+        line: 0,
+        start,
+        end: content.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd,
+        endLine: line,
+        yamlStart,
+        yamlEnd: Math.max(yamlStart, pos - previousBreak),
+        bodyStart: lineBreak === -1 ? content.length : lineBreak + 1,
+      };
+    }
+    if (lineBreak === -1) return undefined;
+    pos = lineBreak + 1;
+  }
+}
+
+/** `---` (or `...` when closing) followed only by spaces and tabs, before an optional CR. */
+function isDelimiter(content: string, from: number, to: number, closing: boolean): boolean {
+  const end = content.charCodeAt(to - 1) === 13 ? to - 1 : to;
+  if (end - from < 3) return false;
+  const c = content.charCodeAt(from);
+  if (!(c === 45 || (closing && c === 46)) || content.charCodeAt(from + 1) !== c || content.charCodeAt(from + 2) !== c) return false;
+  for (let i = from + 3; i < end; i += 1) {
+    const t = content.charCodeAt(i);
+    if (t !== 32 && t !== 9) return false;
+  }
+  return true;
+}
 
 /**
  * Reads the YAML frontmatter of a note: the lines between a leading `---` line and the next `---` or `...` line.
@@ -15,12 +57,13 @@ const CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
  * `{ data: null, error }`. Never throws.
  */
 export function parseFrontmatter(content: string): ParsedFrontmatter {
-  const text = content.startsWith('\uFEFF') ? content.slice(1) : content;
-  const lines = text.split(/\r?\n/);
-  if (lines.length === 0 || !OPEN.test(lines[0]!)) return { data: null };
-  const end = lines.findIndex((line, i) => i > 0 && CLOSE.test(line));
-  if (end === -1) return { data: null, error: 'The frontmatter has no closing --- line.' };
-  const yamlText = lines.slice(1, end).join('\n');
+  const block = locateFrontmatter(content);
+  if (!block) {
+    const opened = isDelimiter(content, content.charCodeAt(0) === 0xfeff ? 1 : 0, lineEndOf(content), false);
+    return opened ? { data: null, error: 'The frontmatter has no closing --- line.' } : { data: null };
+  }
+  const raw = content.slice(block.yamlStart, block.yamlEnd);
+  const yamlText = raw.includes('\r') ? raw.replace(/\r\n/g, '\n') : raw;
   try {
     const doc = parseDocument(yamlText, { prettyErrors: false, uniqueKeys: true });
     const first = doc.errors[0];
@@ -34,6 +77,11 @@ export function parseFrontmatter(content: string): ParsedFrontmatter {
   } catch (error) {
     return { data: null, error: `Invalid YAML: ${error instanceof Error ? error.message.split('\n')[0] : 'unreadable'}` };
   }
+}
+
+function lineEndOf(content: string): number {
+  const lineBreak = content.indexOf('\n');
+  return lineBreak === -1 ? content.length : lineBreak;
 }
 
 /** The kinds of frontmatter values a schema reports, in the order they are listed. */

@@ -1,4 +1,7 @@
-/** Markdown: pure transformations of vault files (no I/O): JSON Canvas outlines and frontmatter schemas. */
+/**
+ * Markdown: pure transformations of vault files (no I/O): the note model (links, tags, tasks, callouts, search
+ * text), WikiLink resolution and link rewriting, JSON Canvas outlines and frontmatter schemas.
+ */
 export { MAX_CANVAS_EDGES, MAX_CANVAS_NODES, canvasToOutline } from './canvas.ts';
 export type { CanvasOutline } from './canvas.ts';
 export {
@@ -7,7 +10,31 @@ export {
   MAX_SCHEMA_EXAMPLES,
   MAX_SCHEMA_KEYS,
   frontmatterType,
+  locateFrontmatter,
   parseFrontmatter,
   summarizeSchema,
 } from './frontmatter.ts';
 export type { FrontmatterType, ParsedFrontmatter, SchemaKey, SchemaSummary } from './frontmatter.ts';
+export { retargetLinks, rewriteWikiLinks } from './link-rewrite.ts';
+export type { LinkMove, LinkRewrite, LinkTargetReplacer } from './link-rewrite.ts';
+export { isExternalHref } from './markdown-link-syntax.ts';
+export { MAX_ITEMS_PER_KIND } from './markdown-model.ts';
+export type {
+  BlockId,
+  Callout,
+  FrontmatterBlock,
+  InlineTag,
+  MarkdownHeading,
+  MarkdownLink,
+  MarkdownModel,
+  MarkdownTask,
+  NoteLink,
+  SourceSpan,
+  TagName,
+  WikiLink,
+} from './markdown-model.ts';
+export { parseMarkdown } from './parse.ts';
+export type { ParseMarkdownOptions } from './parse.ts';
+export { frontmatterTags, noteTags, tagName } from './tags.ts';
+export { createLinkResolver } from './wikilink-resolution.ts';
+export type { LinkResolver } from './wikilink-resolution.ts';
