@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/port.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Note } from './contract.ts';
+import { NOTE_MODEL_VERSION, deriveNoteIndex, type NoteIndexEntry } from './note-index.ts';
 
 /** A note row about to be written. */
 export interface NoteWrite {
@@ -57,17 +58,36 @@ export async function findHashes(
   return new Map(rows.map((row) => [row.path_key, { path: row.path, contentHash: row.content_hash }]));
 }
 
-/** Creates or replaces notes by path key in one statement. */
+/**
+ * Counts a change of the vault's notes and returns the new version. Runs inside the writing transaction, so the
+ * version is taken under the vault row lock and versions follow commit order.
+ */
+async function bumpContentVersion(sql: Sql, vaultId: string): Promise<number> {
+  const rows = await sql.query<{ content_version: number }>(
+    'UPDATE vaults SET content_version = content_version + 1 WHERE id = $1 RETURNING content_version',
+    [vaultId],
+  );
+  return rows[0]!.content_version;
+}
+
+/**
+ * Creates or replaces notes by path key, with their Markdown model (search text, tags, links): one statement for
+ * the notes and one for the links, whatever the batch size.
+ */
 export async function upsertNotes(sql: Sql, vaultId: string, writes: readonly NoteWrite[]): Promise<void> {
   if (writes.length === 0) return;
-  await sql.query(
-    `INSERT INTO notes (id, vault_id, path, path_key, content, content_hash, size, title)
-     SELECT id, $1, path, path_key, content, content_hash, size, title
-       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
-            AS w(id, path, path_key, content, content_hash, size, title)
+  const version = await bumpContentVersion(sql, vaultId);
+  const derived: NoteIndexEntry[] = writes.map((w) => deriveNoteIndex(w.content));
+  const ids = await sql.query<{ id: string }>(
+    `INSERT INTO notes (id, vault_id, path, path_key, content, content_hash, size, title, content_version, search_text, tag_keys, model_version)
+     SELECT id, $1, path, path_key, content, content_hash, size, title, $9, search_text, ARRAY(SELECT jsonb_array_elements_text(tags)), $12
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $10::text[], $11::jsonb[])
+            AS w(id, path, path_key, content, content_hash, size, title, search_text, tags)
      ON CONFLICT (vault_id, path_key) DO UPDATE SET
        path = EXCLUDED.path, content = EXCLUDED.content, content_hash = EXCLUDED.content_hash,
-       size = EXCLUDED.size, title = EXCLUDED.title, updated_at = now()`,
+       size = EXCLUDED.size, title = EXCLUDED.title, updated_at = now(), content_version = EXCLUDED.content_version,
+       search_text = EXCLUDED.search_text, tag_keys = EXCLUDED.tag_keys, model_version = EXCLUDED.model_version
+     RETURNING id`,
     [
       vaultId,
       writes.map(() => newId()),
@@ -77,6 +97,37 @@ export async function upsertNotes(sql: Sql, vaultId: string, writes: readonly No
       writes.map((w) => w.contentHash),
       writes.map((w) => w.size),
       writes.map((w) => w.title),
+      version,
+      derived.map((d) => d.searchText),
+      derived.map((d) => JSON.stringify(d.tagKeys)),
+      NOTE_MODEL_VERSION,
+    ],
+  );
+  await replaceLinks(sql, vaultId, ids.map((row) => row.id), derived);
+}
+
+/** Replaces the stored links of notes (ids in the order of `derived`). */
+async function replaceLinks(sql: Sql, vaultId: string, noteIds: readonly string[], derived: readonly NoteIndexEntry[]): Promise<void> {
+  await sql.query('DELETE FROM note_links WHERE note_id = ANY($1::uuid[])', [noteIds]);
+  const rows = noteIds.flatMap((noteId, k) => derived[k]!.links.map((link, ordinal) => ({ noteId, ordinal, ...link })));
+  if (rows.length === 0) return;
+  await sql.query(
+    `INSERT INTO note_links (note_id, ordinal, vault_id, kind, embed, target, target_name_key, heading, block_id, alias, line)
+     SELECT note_id, ordinal, $1, kind, embed, target, target_name_key, heading, block_id, alias, line
+       FROM unnest($2::uuid[], $3::int[], $4::text[], $5::boolean[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[])
+            AS l(note_id, ordinal, kind, embed, target, target_name_key, heading, block_id, alias, line)`,
+    [
+      vaultId,
+      rows.map((r) => r.noteId),
+      rows.map((r) => r.ordinal),
+      rows.map((r) => r.kind),
+      rows.map((r) => r.embed),
+      rows.map((r) => r.target),
+      rows.map((r) => r.targetNameKey),
+      rows.map((r) => r.heading),
+      rows.map((r) => r.blockId),
+      rows.map((r) => r.alias),
+      rows.map((r) => r.line),
     ],
   );
 }
@@ -154,7 +205,9 @@ export async function listSummaries(
   return rows.map((r) => ({ path: r.path, title: r.title, revision: r.content_hash, size: r.size, updatedAt: r.updated_at }));
 }
 
-/** Removes notes by id. */
-export async function deleteNotes(sql: Sql, ids: readonly string[]): Promise<void> {
-  if (ids.length > 0) await sql.query('DELETE FROM notes WHERE id = ANY($1::uuid[])', [ids]);
+/** Removes notes by id (their links go with them). */
+export async function deleteNotes(sql: Sql, vaultId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await bumpContentVersion(sql, vaultId);
+  await sql.query('DELETE FROM notes WHERE vault_id = $1 AND id = ANY($2::uuid[])', [vaultId, ids]);
 }

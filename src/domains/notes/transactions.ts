@@ -120,7 +120,7 @@ async function execute(tx: Sql, mapping: HostedMapping, planned: readonly Planne
     deletes.map((d) => ({ id: d.trashId, originalPath: d.note.path, content: d.note.content, contentHash: d.note.contentHash, size: d.note.size, title: d.note.title })),
     accountId,
   );
-  await store.deleteNotes(tx, deletes.map((d) => d.note.id));
+  await store.deleteNotes(tx, mapping.vaultId, deletes.map((d) => d.note.id));
   await store.upsertNotes(tx, mapping.vaultId, effects.flatMap((e) => (e.kind === 'write' || e.kind === 'restore' ? [e.write] : [])));
   await trash.markRestored(tx, effects.flatMap((e) => (e.kind === 'restore' ? [e.entry.id] : [])));
 }
