@@ -3,7 +3,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
 import type { Plan } from '../../kernel/principal.ts';
 import { entitlementsOf } from '../accounts/index.ts';
-import type { WorkspacesService } from '../workspaces/index.ts';
+import { roleAllows, type WorkspacesService } from '../workspaces/index.ts';
 import { MAX_VAULT_NAME_LENGTH, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags } from './contract.ts';
 import * as store from './store.ts';
 
@@ -37,6 +37,16 @@ export interface VaultsService {
   updateMappingFlags(mappingId: string, flags: MappingFlags): Promise<Mapping>;
   /** Like `resolveMapping`, for operations that only hosted vaults support. */
   resolveHostedMapping(accountId: string, mappingId: string, access: MappingAccess, sql?: Sql): Promise<HostedMapping>;
+  /**
+   * Like resolveHostedMapping, in the same single query, plus the vault's content version at that moment (for
+   * in-memory indexes that must know whether they are current).
+   */
+  resolveHostedVault(
+    accountId: string,
+    mappingId: string,
+    access: MappingAccess,
+    sql?: Sql,
+  ): Promise<{ mapping: HostedMapping; contentVersion: number }>;
 }
 
 function isHosted(mapping: Mapping): mapping is HostedMapping {
@@ -49,16 +59,24 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService)
 
   async function resolveMapping(accountId: string, mappingId: string, access: MappingAccess, sql: Sql = db) {
     if (!isUuid(mappingId)) throw unknownMapping();
-    const mapping = await store.findMapping(sql, mappingId);
-    if (!mapping) throw unknownMapping();
-    try {
-      await workspaces.authorize(accountId, mapping.workspaceId, access === 'write' ? 'vault.write' : 'vault.read', sql);
-    } catch (error) {
-      // A member without write permission learns that; a non-member learns nothing.
-      if (error instanceof KgateError && error.code === 'forbidden') throw error;
-      throw unknownMapping();
+    const found = await store.findMappingForCaller(sql, mappingId, accountId);
+    // A non-member learns nothing, not even that the mapping exists.
+    if (!found || found.role === undefined) throw unknownMapping();
+    const permission = access === 'write' ? 'vault.write' : 'vault.read';
+    if (!roleAllows(found.role, permission)) {
+      throw new KgateError('forbidden', `Your role in this workspace does not allow ${permission}.`, { permission });
     }
-    return mapping;
+    return found;
+  }
+
+  async function resolveHosted(accountId: string, mappingId: string, access: MappingAccess, sql: Sql = db) {
+    const found = await resolveMapping(accountId, mappingId, access, sql);
+    if (!isHosted(found.mapping)) {
+      throw new KgateError('invalid_request', 'This operation is only available for hosted vaults.', {
+        provider: found.mapping.provider,
+      });
+    }
+    return { mapping: found.mapping, contentVersion: found.contentVersion };
   }
 
   return {
@@ -85,7 +103,7 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService)
       return mapping as HostedMapping;
     },
     listOwnedMappings: (accountId, sql = db) => store.listMappingsOwnedBy(sql, accountId),
-    resolveMapping,
+    resolveMapping: async (accountId, mappingId, access, sql = db) => (await resolveMapping(accountId, mappingId, access, sql)).mapping,
     async findMappingAsOperator(mappingId) {
       const mapping = isUuid(mappingId) ? await store.findMapping(db, mappingId) : undefined;
       if (!mapping) throw unknownMapping();
@@ -96,13 +114,8 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService)
       return (await store.findMapping(db, mappingId))!;
     },
     async resolveHostedMapping(accountId, mappingId, access, sql = db) {
-      const mapping = await resolveMapping(accountId, mappingId, access, sql);
-      if (!isHosted(mapping)) {
-        throw new KgateError('invalid_request', 'This operation is only available for hosted vaults.', {
-          provider: mapping.provider,
-        });
-      }
-      return mapping;
+      return (await resolveHosted(accountId, mappingId, access, sql)).mapping;
     },
+    resolveHostedVault: (accountId, mappingId, access, sql = db) => resolveHosted(accountId, mappingId, access, sql),
   };
 }

@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/port.ts';
+import type { WorkspaceRole } from '../workspaces/index.ts';
 import type { Mapping, MappingFlags, ProviderKind } from './contract.ts';
 
 interface MappingRow {
@@ -60,6 +61,27 @@ export async function insertHostedVault(
 export async function findMapping(sql: Sql, id: string): Promise<Mapping | undefined> {
   const rows = await sql.query<MappingRow>(`SELECT ${COLUMNS} FROM mappings WHERE id = $1`, [id]);
   return rows[0] && toMapping(rows[0]);
+}
+
+/**
+ * A mapping with the caller's role in its workspace (undefined when not a member) and its vault's content version,
+ * in one round trip: every vault operation starts here.
+ */
+export async function findMappingForCaller(
+  sql: Sql,
+  id: string,
+  accountId: string,
+): Promise<{ mapping: Mapping; role: WorkspaceRole | undefined; contentVersion: number } | undefined> {
+  const rows = await sql.query<MappingRow & { role: WorkspaceRole | null; content_version: number | null }>(
+    `SELECT ${COLUMNS.replace(/(\w+)/g, 'm.$1')}, w.role, v.content_version
+       FROM mappings m
+       LEFT JOIN workspace_members w ON w.workspace_id = m.workspace_id AND w.account_id = $2
+       LEFT JOIN vaults v ON v.id = m.vault_id
+      WHERE m.id = $1`,
+    [id, accountId],
+  );
+  const row = rows[0];
+  return row && { mapping: toMapping(row), role: row.role ?? undefined, contentVersion: row.content_version ?? 0 };
 }
 
 /** The mappings an account owns, oldest first. */
