@@ -17,11 +17,12 @@ import { parseArgs } from 'node:util';
 import { httpThroughput } from './http-throughput.ts';
 import { importThroughput } from './import-throughput.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
+import { vaultSearch } from './search-throughput.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch];
 
 /** The name `--only` selects a benchmark by: its title in lower case with dashes, e.g. "http-throughput". */
 export function benchmarkName(benchmark: Benchmark): string {

@@ -12,9 +12,11 @@ import { openPglite } from './db/pglite.ts';
 import type { Database } from './db/port.ts';
 import { openPostgres } from './db/postgres.ts';
 import { createAccountsService, type AccountsService } from './domains/accounts/index.ts';
+import { createGraphService, type GraphService } from './domains/graph/index.ts';
 import { createIdempotencyService, type IdempotencyService } from './domains/idempotency/index.ts';
 import { createNotesService, type NotesService } from './domains/notes/index.ts';
 import { createProvenanceService, type ProvenanceService } from './domains/provenance/index.ts';
+import { createSearchService, type SearchService } from './domains/search/index.ts';
 import { createUsageService, type UsageService } from './domains/usage/index.ts';
 import { createOnboardingService, type OnboardingService } from './domains/onboarding/index.ts';
 import { createCredentialCache, createTokensService, type CredentialCache, type TokensService } from './domains/tokens/index.ts';
@@ -41,6 +43,8 @@ export interface Services {
   idempotency: IdempotencyService;
   usage: UsageService;
   provenance: ProvenanceService;
+  search: SearchService;
+  graph: GraphService;
   /** Resolved credentials in memory; enabled only by a gateway that listens for credential notifications. */
   credentialCache: CredentialCache;
 }
@@ -110,7 +114,9 @@ export function createServices(db: Database, clock: Clock = systemClock): Servic
   const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
   const usage = createUsageService(db);
   const provenance = createProvenanceService(db, vaults);
-  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance, credentialCache };
+  const search = createSearchService(db, vaults);
+  const graph = createGraphService(db, vaults);
+  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance, search, graph, credentialCache };
 }
 
 /** The readiness probe over a database: reachable and at migration head. */
@@ -184,7 +190,7 @@ export async function startGateway(
     tokens: services.tokens,
     usage: services.usage,
     idempotency: services.idempotency,
-    services: { notes: services.notes, provenance: services.provenance },
+    services: { notes: services.notes, provenance: services.provenance, search: services.search, graph: services.graph },
     vaults: services.vaults,
     readiness: readinessOf(opened.db),
     version: VERSION,

@@ -56,6 +56,8 @@ describe('MCP gateway at /api/mcp', () => {
         'list_vaults',
         'preview_note_deletions',
         'preview_note_writes',
+        'query_graph_relations',
+        'search_notes',
         'translate_canvas',
       ]);
       const readOnly = new Set([
@@ -65,6 +67,8 @@ describe('MCP gateway at /api/mcp', () => {
         'list_vaults',
         'preview_note_deletions',
         'preview_note_writes',
+        'query_graph_relations',
+        'search_notes',
         'translate_canvas',
       ]);
       for (const tool of tools) {
@@ -80,6 +84,15 @@ describe('MCP gateway at /api/mcp', () => {
       expect(note.structuredContent).toMatchObject({ content: '# Hello\nworld\n', truncated: false, contentHash: expect.stringMatching(/^sha256:/) });
       const events = await client.callTool({ name: 'get_knowledge_events', arguments: { mappingId: owner.mapping.id } });
       expect((events.structuredContent as { events: unknown[] }).events.length).toBeGreaterThanOrEqual(1);
+      const graph = await client.callTool({ name: 'query_graph_relations', arguments: { mappingId: owner.mapping.id, path: 'Inbox/hello.md' } });
+      expect(graph.structuredContent).toEqual({ path: 'Inbox/hello.md', outgoing: [], incoming: [], embeds: [], unresolved: [], truncated: false });
+      const found = await client.callTool({ name: 'search_notes', arguments: { mappingId: owner.mapping.id, query: 'world' } });
+      expect(found.structuredContent).toMatchObject({ results: [{ path: 'Inbox/hello.md', matchedIn: ['body'] }], truncated: false });
+      // A tool failure after tools/list: the SDK client checks structuredContent against the listed output schema,
+      // so the schema must admit the error shape too, or the client throws instead of returning the failure.
+      const missing = await client.callTool({ name: 'get_note_content', arguments: { mappingId: owner.mapping.id, path: 'Inbox/none.md' } });
+      expect(missing.isError).toBe(true);
+      expect(missing.structuredContent).toMatchObject({ code: 'not_found' });
       await client.close();
     });
   });

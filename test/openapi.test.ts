@@ -161,7 +161,7 @@ describe('the OpenAPI document of the Developer REST API', () => {
         tokens: services.tokens,
         usage: services.usage,
         idempotency: services.idempotency,
-        services: { notes: services.notes, provenance: services.provenance },
+        services: { notes: services.notes, provenance: services.provenance, search: services.search, graph: services.graph },
         vaults: services.vaults,
         readiness: readinessOf(gateway.db),
         version: VERSION,
@@ -312,6 +312,7 @@ describe('the OpenAPI document of the Developer REST API', () => {
           actions: [
             { type: 'write-note', path: 'probe/new.md', content: '# New\n' },
             { type: 'delete-note', path: 'probe/existing.md', expectedHash },
+            { type: 'move-note', path: 'probe/missing.md', newPath: 'probe/moved.md', rewriteLinks: true },
           ],
         },
       };

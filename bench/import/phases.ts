@@ -13,7 +13,10 @@ export const PHASES = [
   'SQL: lock vault',
   'SQL: look up hashes',
   'SQL: upsert notes',
+  'SQL: note links',
+  'SQL: content version',
   'SQL: provenance events',
+  'SQL: other',
   'BEGIN/COMMIT + JS in transaction',
   'SQLite insert + commit',
 ] as const;
@@ -51,7 +54,10 @@ function statementPhase(text: string): Phase {
   if (/^INSERT INTO provenance_events\b/i.test(sql)) return 'SQL: provenance events';
   if (/^SELECT path_key, path, content_hash FROM notes\b/i.test(sql)) return 'SQL: look up hashes';
   if (/FROM vaults WHERE id = \$1 FOR UPDATE/i.test(sql)) return 'SQL: lock vault';
-  return 'SQL: mapping check';
+  if (/\bnote_links\b/i.test(sql)) return 'SQL: note links';
+  if (/^UPDATE vaults SET content_version\b/i.test(sql)) return 'SQL: content version';
+  if (/\bFROM mappings\b/i.test(sql)) return 'SQL: mapping check';
+  return 'SQL: other';
 }
 
 /** Charges each query to its statement's phase and, inside a transaction, to the transaction's statement time. */

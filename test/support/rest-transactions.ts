@@ -20,19 +20,23 @@ export const newKey = (): string => randomUUID();
 export type Action =
   | { type: 'write-note'; path: string; content: string; expectedHash?: string }
   | { type: 'delete-note'; path: string; expectedHash?: string }
-  | { type: 'restore-note'; trashId: string; path: string };
+  | { type: 'restore-note'; trashId: string; path: string }
+  | { type: 'move-note'; path: string; newPath: string; expectedHash?: string; rewriteLinks?: boolean };
 
 /** The result of one action, as the API answers it. */
 export interface ActionResult {
   index: number;
   type: string;
   path: string;
+  newPath?: string;
   status: string;
   beforeRevision: string | null;
   afterRevision: string | null;
   trashId?: string;
   diff?: string;
   diffTruncated?: boolean;
+  linksRewritten?: number;
+  linksSkipped?: number;
   problem?: { code: string; detail: string };
 }
 

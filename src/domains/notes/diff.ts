@@ -3,16 +3,18 @@ import { MAX_DIFF_CHARS } from './transaction-contract.ts';
 
 /**
  * A unified diff from `before` to `after` (null: the file does not exist on that side), with `a/` and `b/` file
- * headers like git's. Bounded: long diffs are cut at MAX_DIFF_CHARS and flagged.
+ * headers like git's; a move names the new path in the `b/` header (and has no hunk when the content stays).
+ * Bounded: long diffs are cut at MAX_DIFF_CHARS and flagged.
  */
 export function unifiedDiff(
   path: string,
   before: string | null,
   after: string | null,
+  newPath: string = path,
 ): { diff: string; diffTruncated: boolean } {
   const patch = createTwoFilesPatch(
     before === null ? '/dev/null' : `a/${path}`,
-    after === null ? '/dev/null' : `b/${path}`,
+    after === null ? '/dev/null' : `b/${newPath}`,
     before ?? '',
     after ?? '',
     undefined,

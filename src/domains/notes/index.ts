@@ -6,9 +6,10 @@ export type { NotesService } from './service.ts';
 export { noteTitle } from './title.ts';
 export { MAX_FRONTMATTER_ERRORS, MAX_FRONTMATTER_SCAN } from './frontmatter-scan.ts';
 export type { FrontmatterScan } from './frontmatter-scan.ts';
-export { MAX_INVENTORY_PAGE, MAX_TRASH_PAGE } from './reads.ts';
+export { MAX_INVENTORY_PAGE, MAX_TRASH_PAGE, assertReadableBodies } from './reads.ts';
 export type { NoteReads, Page } from './reads.ts';
 export type { TrashSummary } from './trash-store.ts';
+export { MAX_LINKS_PER_NOTE, targetNameKey } from './note-index.ts';
 export {
   ActionResultSchema,
   ContentHashSchema,

@@ -1,7 +1,7 @@
 import { isExternalHref, parseFrontmatter, parseMarkdown, noteTags, type NoteLink } from '../markdown/index.ts';
 
 /** The parser behind the stored model; bump it when what `deriveNoteIndex` stores changes, to re-index. */
-export const NOTE_MODEL_VERSION = 1;
+export const NOTE_MODEL_VERSION = 2;
 
 /** Most links stored per note; a note with more keeps the first ones (the model marks itself truncated). */
 export const MAX_LINKS_PER_NOTE = 2000;
@@ -30,7 +30,8 @@ export interface NoteIndexEntry {
  * the links whose name key is the note's own file name (then resolved, since several notes may share a name).
  */
 export function targetNameKey(target: string): string {
-  const last = target.slice(target.lastIndexOf('/') + 1).trim().toLowerCase();
+  // NFC, as note paths are stored: a link typed with a combining accent must find its note's incoming links.
+  const last = target.slice(target.lastIndexOf('/') + 1).trim().normalize('NFC').toLowerCase();
   return last.endsWith('.md') ? last.slice(0, -3) : last;
 }
 

@@ -22,7 +22,8 @@ const trashed: TrashEntry = {
   restoredAt: null,
 };
 const state: PlanState = { notes: new Map([[existing.pathKey, existing]]), trash: new Map([[trashed.id, trashed]]) };
-const act = (a: NoteAction): CanonicalAction => ({ ...a, pathKey: a.path.toLowerCase() });
+const act = (a: NoteAction): CanonicalAction =>
+  a.type === 'move-note' ? { ...a, pathKey: a.path.toLowerCase(), newPathKey: a.newPath.toLowerCase() } : { ...a, pathKey: a.path.toLowerCase() };
 
 describe('planTransaction', () => {
   it('creates, updates with the right hash, and reports no-ops', () => {
@@ -92,5 +93,42 @@ describe('planTransaction', () => {
     const used: PlanState = { ...state, trash: new Map([[trashed.id, { ...trashed, restoredAt: new Date() }]]) };
     const [again] = planTransaction([act({ type: 'restore-note', trashId: trashed.id, path: 'gone.md' })], used, 'apply', { withDiff: false });
     expect(again!.problem?.code).toBe('not_found');
+  });
+
+  it('moves a note: same content, new path, and refuses a missing or stale source and a taken new path', () => {
+    const taken: PlanState = { ...state, notes: new Map([...state.notes, ['b.md', note('b.md', 'bee\n')]]) };
+    const [moved, missing, stale, occupied, noHash] = planTransaction(
+      [
+        act({ type: 'move-note', path: 'A.md', newPath: 'x/a2.md', expectedHash: existing.contentHash, rewriteLinks: false }),
+        act({ type: 'move-note', path: 'nope.md', newPath: 'nope2.md', rewriteLinks: false }),
+        act({ type: 'move-note', path: 'a.md', newPath: 'c.md', expectedHash: contentHash('other'), rewriteLinks: false }),
+        act({ type: 'move-note', path: 'a.md', newPath: 'B.md', expectedHash: existing.contentHash, rewriteLinks: false }),
+        act({ type: 'move-note', path: 'a.md', newPath: 'd.md', rewriteLinks: false }),
+      ],
+      taken,
+      'apply',
+      { withDiff: true },
+    );
+    // The stored path is reported (not the requested letter case), and the hash does not change.
+    expect(moved!.result).toMatchObject({ type: 'move-note', path: 'a.md', newPath: 'x/a2.md', status: 'move', beforeRevision: existing.contentHash, afterRevision: existing.contentHash });
+    expect(moved!.result.diff).toBe('--- a/a.md\n+++ b/x/a2.md\n');
+    expect(moved!.effect).toMatchObject({ kind: 'move', note: { id: existing.id }, write: { path: 'x/a2.md', pathKey: 'x/a2.md', content: 'old\n', title: 'a2' } });
+    expect(missing!.problem?.code).toBe('not_found');
+    expect(stale!.problem?.code).toBe('stale_revision');
+    expect(occupied!.problem).toMatchObject({ code: 'conflict', detail: expect.stringContaining('b.md') });
+    expect(noHash!.problem?.code).toBe('precondition_required');
+    for (const refused of [missing, stale, occupied, noHash]) {
+      expect(refused!.result.status).toBe('conflict');
+      expect(refused!.effect).toBeUndefined();
+    }
+  });
+
+  it('renames by letter case only, and a move to where the note is is a no-op', () => {
+    const [renamed] = planTransaction([act({ type: 'move-note', path: 'a.md', newPath: 'A.md', rewriteLinks: false })], state, 'preview', { withDiff: false });
+    expect(renamed!.result).toMatchObject({ status: 'move', path: 'a.md', newPath: 'A.md' });
+    expect(renamed!.effect).toMatchObject({ kind: 'move', write: { path: 'A.md', pathKey: 'a.md' } });
+    const [same] = planTransaction([act({ type: 'move-note', path: 'A.md', newPath: 'a.md', rewriteLinks: false })], state, 'preview', { withDiff: false });
+    expect(same!.result.status).toBe('no-op');
+    expect(same!.effect).toBeUndefined();
   });
 });

@@ -1,40 +1,11 @@
 import type { ErrorCode } from '../../kernel/error-codes.ts';
-import { contentHash } from '../../kernel/hashing.ts';
 import { newId } from '../../kernel/ids.ts';
-import { noteTitle } from './title.ts';
 import { unifiedDiff } from './diff.ts';
-import type { NoteWrite, StoredNote } from './store.ts';
-import type { TrashEntry } from './trash-store.ts';
-import type { ActionResult, NoteAction } from './transaction-contract.ts';
+import { planLinkRewrites } from './plan-link-rewrites.ts';
+import { writeOf, type CanonicalAction, type PlanMode, type PlannedAction, type PlanState } from './plan-model.ts';
+import type { StoredNote } from './store.ts';
 
-/** An action whose path is already canonical (NFC) with its uniqueness key. */
-export type CanonicalAction = NoteAction & { pathKey: string };
-
-/** What the vault holds for the paths and trash ids a transaction touches. */
-export interface PlanState {
-  notes: ReadonlyMap<string, StoredNote>;
-  trash: ReadonlyMap<string, TrashEntry>;
-}
-
-/** The change an action makes when applied. */
-export type Effect =
-  | { kind: 'write'; write: NoteWrite; before: StoredNote | undefined }
-  | { kind: 'delete'; note: StoredNote; trashId: string }
-  | { kind: 'restore'; entry: TrashEntry; write: NoteWrite };
-
-/** One planned action: its result for the caller, and its effect (absent for no-ops and conflicts). */
-export interface PlannedAction {
-  result: ActionResult;
-  effect?: Effect;
-  problem?: { code: ErrorCode; detail: string };
-}
-
-/** Previews may leave out expected hashes (and learn them from `beforeRevision`); applying may not. */
-export type PlanMode = 'preview' | 'apply';
-
-function writeOf(path: string, pathKey: string, content: string): NoteWrite {
-  return { path, pathKey, content, contentHash: contentHash(content), size: Buffer.byteLength(content, 'utf8'), title: noteTitle(path, content) };
-}
+export type { CanonicalAction, CandidateLink, Effect, LinkRewriteState, PlanMode, PlannedAction, PlanState } from './plan-model.ts';
 
 function checkHash(
   mode: PlanMode,
@@ -59,6 +30,8 @@ function checkHash(
 function planOne(action: CanonicalAction, index: number, state: PlanState, mode: PlanMode, withDiff: boolean): PlannedAction {
   const base = { index, type: action.type, path: action.path };
   const diffOf = (before: string | null, after: string | null) => (withDiff ? unifiedDiff(action.path, before, after) : {});
+
+  if (action.type === 'move-note') return planMove(action, index, state, mode, withDiff);
 
   if (action.type === 'write-note') {
     const current = state.notes.get(action.pathKey);
@@ -127,9 +100,40 @@ function planOne(action: CanonicalAction, index: number, state: PlanState, mode:
   };
 }
 
+type MoveAction = Extract<CanonicalAction, { type: 'move-note' }>;
+
+function planMove(action: MoveAction, index: number, state: PlanState, mode: PlanMode, withDiff: boolean): PlannedAction {
+  const current = state.notes.get(action.pathKey);
+  // The note's own path, which may differ in letter case from the requested one.
+  const path = current?.path ?? action.path;
+  const base = { index, type: action.type, path, newPath: action.newPath };
+  let problem: { code: ErrorCode; detail: string } | undefined = current
+    ? checkHash(mode, current, action.expectedHash)
+    : { code: 'not_found', detail: 'There is no note at this path.' };
+  // Paths are unique up to letter case: only the note itself may hold the new path's key (a case-only rename).
+  if (!problem && action.newPathKey !== action.pathKey && state.notes.has(action.newPathKey)) {
+    problem = { code: 'conflict', detail: `A note already exists at ${state.notes.get(action.newPathKey)!.path}.` };
+  }
+  const revision = current?.contentHash ?? null;
+  if (!current || problem) {
+    const conflict = problem!;
+    return { result: { ...base, status: 'conflict', beforeRevision: revision, afterRevision: revision, problem: conflict }, problem: conflict };
+  }
+  const diff = withDiff ? unifiedDiff(current.path, current.content, current.content, action.newPath) : {};
+  if (current.path === action.newPath) {
+    return { result: { ...base, status: 'no-op', beforeRevision: revision, afterRevision: revision, ...diff } };
+  }
+  const write = writeOf(action.newPath, action.newPathKey, current.content);
+  return {
+    result: { ...base, status: 'move', beforeRevision: revision, afterRevision: write.contentHash, ...diff },
+    effect: { kind: 'move', note: current, write },
+  };
+}
+
 /**
  * Plans a transaction against the current state, without side effects: per action its status, revisions,
- * optional diff, and the problem that would make applying it fail. Pure, so that preview and apply share it.
+ * optional diff, and the problem that would make applying it fail; after them, one entry per other note whose
+ * links a move-note rewrites (see plan-link-rewrites.ts). Pure, so that preview and apply share it.
  */
 export function planTransaction(
   actions: readonly CanonicalAction[],
@@ -137,5 +141,15 @@ export function planTransaction(
   mode: PlanMode,
   options: { withDiff: boolean },
 ): PlannedAction[] {
-  return actions.map((action, index) => planOne(action, index, state, mode, options.withDiff));
+  const planned = actions.map((action, index) => planOne(action, index, state, mode, options.withDiff));
+  return planLinkRewrites(actions, planned, state, options).planned;
+}
+
+/**
+ * The ids of the notes whose content the link rewrites of this transaction need, found from the stored links of
+ * `state.links` (the first planning pass): the caller loads them into `state.links.loaded` and plans again.
+ */
+export function notesToRewrite(actions: readonly CanonicalAction[], state: PlanState, mode: PlanMode): Set<string> {
+  const planned = actions.map((action, index) => planOne(action, index, state, mode, false));
+  return planLinkRewrites(actions, planned, state, { withDiff: false }).needed;
 }

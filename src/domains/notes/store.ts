@@ -78,7 +78,7 @@ export async function upsertNotes(sql: Sql, vaultId: string, writes: readonly No
   if (writes.length === 0) return;
   const version = await bumpContentVersion(sql, vaultId);
   const derived: NoteIndexEntry[] = writes.map((w) => deriveNoteIndex(w.content));
-  const ids = await sql.query<{ id: string }>(
+  const rows = await sql.query<{ id: string; path_key: string; inserted: boolean }>(
     `INSERT INTO notes (id, vault_id, path, path_key, content, content_hash, size, title, content_version, search_text, tag_keys, model_version)
      SELECT id, $1, path, path_key, content, content_hash, size, title, $9, search_text, ARRAY(SELECT jsonb_array_elements_text(tags)), $12
        FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $10::text[], $11::jsonb[])
@@ -87,7 +87,7 @@ export async function upsertNotes(sql: Sql, vaultId: string, writes: readonly No
        path = EXCLUDED.path, content = EXCLUDED.content, content_hash = EXCLUDED.content_hash,
        size = EXCLUDED.size, title = EXCLUDED.title, updated_at = now(), content_version = EXCLUDED.content_version,
        search_text = EXCLUDED.search_text, tag_keys = EXCLUDED.tag_keys, model_version = EXCLUDED.model_version
-     RETURNING id`,
+     RETURNING id, path_key, (xmax = 0) AS inserted`,
     [
       vaultId,
       writes.map(() => newId()),
@@ -103,13 +103,23 @@ export async function upsertNotes(sql: Sql, vaultId: string, writes: readonly No
       NOTE_MODEL_VERSION,
     ],
   );
-  await replaceLinks(sql, vaultId, ids.map((row) => row.id), derived);
+  // RETURNING order is not promised to follow the input: match rows to their writes by path key.
+  const derivedByKey = new Map(writes.map((w, k) => [w.pathKey, derived[k]!]));
+  await replaceLinks(sql, vaultId, rows.map((row) => ({ id: row.id, inserted: row.inserted, entry: derivedByKey.get(row.path_key)! })));
 }
 
-/** Replaces the stored links of notes (ids in the order of `derived`). */
-async function replaceLinks(sql: Sql, vaultId: string, noteIds: readonly string[], derived: readonly NoteIndexEntry[]): Promise<void> {
-  await sql.query('DELETE FROM note_links WHERE note_id = ANY($1::uuid[])', [noteIds]);
-  const rows = noteIds.flatMap((noteId, k) => derived[k]!.links.map((link, ordinal) => ({ noteId, ordinal, ...link })));
+/**
+ * Replaces the stored links of notes. Only replaced notes can have old links:
+ * `inserted` (from `xmax = 0`, a row this statement created) spares new notes the delete.
+ */
+async function replaceLinks(
+  sql: Sql,
+  vaultId: string,
+  notes: ReadonlyArray<{ id: string; inserted: boolean; entry: NoteIndexEntry }>,
+): Promise<void> {
+  const replaced = notes.filter((note) => !note.inserted).map((note) => note.id);
+  if (replaced.length > 0) await sql.query('DELETE FROM note_links WHERE note_id = ANY($1::uuid[])', [replaced]);
+  const rows = notes.flatMap((note) => note.entry.links.map((link, ordinal) => ({ noteId: note.id, ordinal, ...link })));
   if (rows.length === 0) return;
   await sql.query(
     `INSERT INTO note_links (note_id, ordinal, vault_id, kind, embed, target, target_name_key, heading, block_id, alias, line)
@@ -175,6 +185,32 @@ export async function findNotesByKeys(sql: Sql, vaultId: string, pathKeys: reado
       r.path_key,
       { id: r.id, path: r.path, pathKey: r.path_key, content: r.content, contentHash: r.content_hash, size: r.size, title: r.title },
     ]),
+  );
+}
+
+/** Whole notes by id (the notes a move's link rewrite changes). */
+export async function findNotesByIds(sql: Sql, vaultId: string, ids: readonly string[]): Promise<Map<string, StoredNote>> {
+  const rows = await sql.query<{ id: string; path: string; path_key: string; content: string; content_hash: string; size: number; title: string }>(
+    `SELECT id, path, path_key, content, content_hash, size, title FROM notes WHERE vault_id = $1 AND id = ANY($2::uuid[])`,
+    [vaultId, ids],
+  );
+  return new Map(
+    rows.map((r) => [r.id, { id: r.id, path: r.path, pathKey: r.path_key, content: r.content, contentHash: r.content_hash, size: r.size, title: r.title }]),
+  );
+}
+
+/**
+ * Moves notes to new paths in place: the row keeps its id, creation time and stored links (its content is the
+ * same); the title follows the file name. The new path keys must be free, or be the note's own (a case-only rename).
+ */
+export async function moveNotes(sql: Sql, vaultId: string, moves: ReadonlyArray<{ id: string; path: string; pathKey: string; title: string }>): Promise<void> {
+  if (moves.length === 0) return;
+  const version = await bumpContentVersion(sql, vaultId);
+  await sql.query(
+    `UPDATE notes n SET path = m.path, path_key = m.path_key, title = m.title, updated_at = now(), content_version = $2
+       FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[]) AS m(id, path, path_key, title)
+      WHERE n.vault_id = $1 AND n.id = m.id`,
+    [vaultId, version, moves.map((m) => m.id), moves.map((m) => m.path), moves.map((m) => m.pathKey), moves.map((m) => m.title)],
   );
 }
 

@@ -5,6 +5,10 @@ import { CONTENT_HASH_PATTERN } from '../../kernel/hashing.ts';
 export const MAX_TRANSACTION_ACTIONS = 100;
 /** A preview's unified diff per action is cut at this many characters and flagged `diffTruncated`. */
 export const MAX_DIFF_CHARS = 64 * 1024;
+/** At most this many other notes get their links rewritten by the moves of one transaction; more refuses it. */
+export const MAX_LINK_REWRITE_NOTES = 1000;
+/** At most this many stored links naming the moved notes' file names are read to find them; more refuses it. */
+export const MAX_LINK_REWRITE_CANDIDATES = 20_000;
 
 /** A content hash as clients send it in `expectedHash`. */
 export const ContentHashSchema = z
@@ -40,31 +44,76 @@ export const RestoreNoteActionSchema = z
   })
   .strict();
 
+/** Moves or renames a note, keeping its content; optionally rewrites the links that point to it (docs/api.md). */
+export const MoveNoteActionSchema = z
+  .object({
+    type: z.literal('move-note'),
+    path: z.string().describe("The note's current path"),
+    newPath: z.string().describe('Its new vault-relative path ending in .md; a change of letter case only is a rename too'),
+    expectedHash: ContentHashSchema.optional(),
+    rewriteLinks: z
+      .boolean()
+      .default(false)
+      .describe(
+        'true: rewrite the links of other notes (and the relative links of the moved note) so that they resolve to the ' +
+          'new path; each changed note is listed as a rewrite-links entry',
+      ),
+  })
+  .strict();
+
 /** One action of a note transaction (spec 2.4). */
 export const NoteActionSchema = z.discriminatedUnion('type', [
   WriteNoteActionSchema,
   DeleteNoteActionSchema,
   RestoreNoteActionSchema,
+  MoveNoteActionSchema,
 ]);
 /** See NoteActionSchema. */
 export type NoteAction = z.infer<typeof NoteActionSchema>;
+/** See MoveNoteActionSchema. */
+export type MoveNoteAction = z.infer<typeof MoveNoteActionSchema>;
 
-/** What an action does, or would do: `conflict` only appears in previews, where it explains what would fail. */
-export const ActionStatusSchema = z.enum(['create', 'update', 'delete', 'restore', 'no-op', 'conflict']);
+/**
+ * What an action does, or would do: `conflict` only appears in previews, where it explains what would fail.
+ * `move` is a move-note that applies.
+ */
+export const ActionStatusSchema = z.enum(['create', 'update', 'delete', 'restore', 'move', 'no-op', 'conflict']);
 /** See ActionStatusSchema. */
 export type ActionStatus = z.infer<typeof ActionStatusSchema>;
 
-/** The result of one action. */
+/**
+ * The result of one action, or of one note a move's link rewrite changes (`type: 'rewrite-links'`). The first
+ * entries answer the actions in order; rewrite-links entries follow them.
+ */
 export const ActionResultSchema = z.object({
-  index: z.number().int().nonnegative(),
-  type: z.enum(['write-note', 'delete-note', 'restore-note']),
-  path: z.string().describe('Canonical (NFC) path'),
+  index: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("The action's position in the request; for rewrite-links, the move-note action whose rewrite changes the note"),
+  type: z
+    .enum(['write-note', 'delete-note', 'restore-note', 'move-note', 'rewrite-links'])
+    .describe('The action type, or rewrite-links for another note whose links a move-note rewrites'),
+  path: z.string().describe('Canonical (NFC) path; for move-note, where the note is before the move'),
+  newPath: z.string().optional().describe('move-note: the canonical path the note moves to'),
   status: ActionStatusSchema,
   beforeRevision: z.string().nullable().describe('Current content hash; use it as expectedHash when applying'),
   afterRevision: z.string().nullable().describe('Content hash after the action; null once deleted'),
   trashId: z.uuid().optional().describe('Delete: the trash entry written; restore: the entry restored'),
   diff: z.string().optional().describe('Unified diff of the change (previews only)'),
   diffTruncated: z.boolean().optional(),
+  linksRewritten: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe('rewrite-links, and move-note with rewriteLinks: how many link targets in this note are rewritten'),
+  linksSkipped: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("Links that should follow the move but whose syntax cannot hold the new target (e.g. '#' in a WikiLink); left as written"),
   problem: z
     .object({ code: z.string(), detail: z.string() })
     .optional()

@@ -3,13 +3,20 @@ import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import type { IdempotencyClaim, IdempotencyService } from '../idempotency/index.ts';
-import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
+import { appendEvents, type EventKind, type NewProvenanceEvent } from '../provenance/index.ts';
 import type { HostedMapping, VaultsService } from '../vaults/index.ts';
 import { MAX_NOTE_BYTES } from './contract.ts';
-import { planTransaction, type CanonicalAction, type PlannedAction, type PlanState } from './plan-transaction.ts';
+import * as linkStore from './link-store.ts';
+import { notesToRewrite, planTransaction, type CanonicalAction, type PlanMode, type PlannedAction, type PlanState } from './plan-transaction.ts';
 import * as store from './store.ts';
 import * as trash from './trash-store.ts';
-import { MAX_TRANSACTION_ACTIONS, type NoteAction, type TransactionResult } from './transaction-contract.ts';
+import {
+  MAX_LINK_REWRITE_CANDIDATES,
+  MAX_LINK_REWRITE_NOTES,
+  MAX_TRANSACTION_ACTIONS,
+  type NoteAction,
+  type TransactionResult,
+} from './transaction-contract.ts';
 
 /** Input of a note transaction (single-note writes and deletes are transactions of one action). */
 export interface TransactionInput {
@@ -32,14 +39,28 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
     });
   }
   const seen = new Map<string, number>();
-  return actions.map((action, index) => {
-    let path: string;
+  const canonicalPath = (value: string, index: number, field: string): string => {
     try {
-      path = normalizeNotePath(action.path);
+      return normalizeNotePath(value);
     } catch (error) {
-      if (error instanceof KgateError) throw new KgateError(error.code, `Action ${index}: ${error.message}`, { ...error.details, index });
+      if (error instanceof KgateError) {
+        throw new KgateError(error.code, `Action ${index}: ${field === 'path' ? '' : `${field}: `}${error.message}`, { ...error.details, index, field });
+      }
       throw error;
     }
+  };
+  // One action per path: a move touches two (one when only the letter case changes).
+  const claim = (pathKey: string, index: number) => {
+    const earlier = seen.get(pathKey);
+    if (earlier !== undefined && earlier !== index) {
+      throw new KgateError('invalid_request', `Actions ${earlier} and ${index} touch the same path; one action per path.`, {
+        index,
+      });
+    }
+    seen.set(pathKey, index);
+  };
+  return actions.map((action, index): CanonicalAction => {
+    const path = canonicalPath(action.path, index, 'path');
     if (action.type === 'write-note' && Buffer.byteLength(action.content, 'utf8') > MAX_NOTE_BYTES) {
       throw new KgateError('payload_too_large', `Action ${index}: a note holds at most ${MAX_NOTE_BYTES} bytes.`, {
         index,
@@ -47,14 +68,12 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
       });
     }
     const pathKey = notePathKey(path);
-    const earlier = seen.get(pathKey);
-    if (earlier !== undefined) {
-      throw new KgateError('invalid_request', `Actions ${earlier} and ${index} touch the same path; one action per path.`, {
-        index,
-      });
-    }
-    seen.set(pathKey, index);
-    return { ...action, path, pathKey };
+    claim(pathKey, index);
+    if (action.type !== 'move-note') return { ...action, path, pathKey };
+    const newPath = canonicalPath(action.newPath, index, 'newPath');
+    const newPathKey = notePathKey(newPath);
+    claim(newPathKey, index);
+    return { ...action, path, pathKey, newPath, newPathKey };
   });
 }
 
@@ -65,31 +84,59 @@ function assertWritable(mapping: HostedMapping, actions: readonly CanonicalActio
   if (surface === 'mcp' && !mapping.allowMcpNoteChanges) {
     throw new KgateError('mcp_changes_disabled', 'The owner has not allowed MCP note changes on this mapping.');
   }
-  if (mapping.deviceEncrypted && actions.some((a) => a.type === 'write-note')) {
+  // Rewriting links reads and writes bodies; a plain move changes the path only, as a delete does.
+  if (mapping.deviceEncrypted && actions.some((a) => a.type === 'write-note' || (a.type === 'move-note' && a.rewriteLinks))) {
     throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; the server cannot write them.');
   }
 }
 
-async function loadState(sql: Sql, vaultId: string, actions: readonly CanonicalAction[]): Promise<PlanState> {
+/**
+ * Reads what planning needs. With a move that rewrites links, also every note path and the stored links naming the
+ * moved files' names; a first planning pass finds the notes whose links change, whose content is then read.
+ */
+async function loadState(sql: Sql, vaultId: string, actions: readonly CanonicalAction[], mode: PlanMode): Promise<PlanState> {
   const trashIds = actions.flatMap((a) => (a.type === 'restore-note' ? [a.trashId] : []));
-  const [notes, entries] = await Promise.all([
-    store.findNotesByKeys(sql, vaultId, actions.map((a) => a.pathKey)),
-    trash.findTrash(sql, vaultId, trashIds),
+  const keys = actions.flatMap((a) => (a.type === 'move-note' ? [a.pathKey, a.newPathKey] : [a.pathKey]));
+  const [notes, entries] = await Promise.all([store.findNotesByKeys(sql, vaultId, keys), trash.findTrash(sql, vaultId, trashIds)]);
+  const state: PlanState = { notes, trash: entries };
+  const moves = actions.flatMap((a) => (a.type === 'move-note' && a.rewriteLinks ? [a] : []));
+  if (moves.length === 0) return state;
+  const nameKeys = linkStore.nameKeysOfMoves(moves.map((m) => [notes.get(m.pathKey)?.path ?? m.path, m.newPath]));
+  const [paths, candidates] = await Promise.all([
+    linkStore.listNotePaths(sql, vaultId),
+    linkStore.findLinksNaming(sql, vaultId, nameKeys, MAX_LINK_REWRITE_CANDIDATES + 1),
   ]);
-  return { notes, trash: entries };
+  const links = { paths, candidates: candidates.slice(0, MAX_LINK_REWRITE_CANDIDATES), candidatesTruncated: candidates.length > MAX_LINK_REWRITE_CANDIDATES };
+  const needed = notesToRewrite(actions, { ...state, links }, mode);
+  // The first pass stops adding notes past MAX_LINK_REWRITE_NOTES (the plan refuses then), so this read is bounded.
+  const loaded = needed.size > 0 && needed.size <= MAX_LINK_REWRITE_NOTES ? await store.findNotesByIds(sql, vaultId, [...needed]) : new Map();
+  return { ...state, links: { ...links, loaded } };
+}
+
+function eventKind(effect: NonNullable<PlannedAction['effect']>): EventKind {
+  switch (effect.kind) {
+    case 'delete':
+      return 'note.deleted';
+    case 'restore':
+      return 'note.restored';
+    case 'move':
+      return 'note.moved';
+    case 'rewrite':
+      return 'note.updated';
+    case 'write':
+      return effect.before ? 'note.updated' : 'note.created';
+  }
+}
+
+function eventDetails(effect: NonNullable<PlannedAction['effect']>): Record<string, unknown> {
+  if (effect.kind === 'move') return { previousPath: effect.note.path };
+  if (effect.kind === 'rewrite') return { via: 'link-rewrite' };
+  return effect.kind === 'write' && effect.before && effect.before.path !== effect.write.path ? { previousPath: effect.before.path } : {};
 }
 
 function eventsOf(planned: readonly PlannedAction[], mapping: HostedMapping, input: TransactionInput): NewProvenanceEvent[] {
   return planned.flatMap(({ effect, result }) => {
     if (!effect) return [];
-    const kind =
-      effect.kind === 'delete'
-        ? ('note.deleted' as const)
-        : effect.kind === 'restore'
-          ? ('note.restored' as const)
-          : effect.before
-            ? ('note.updated' as const)
-            : ('note.created' as const);
     return [
       {
         mappingId: mapping.id,
@@ -98,13 +145,13 @@ function eventsOf(planned: readonly PlannedAction[], mapping: HostedMapping, inp
         credentialKind: input.actor.credentialKind,
         credentialId: input.actor.credentialId,
         client: input.actor.client,
-        kind,
-        path: result.path,
+        kind: eventKind(effect),
+        path: effect.kind === 'move' ? effect.write.path : result.path,
         beforeRevision: result.beforeRevision,
         afterRevision: result.afterRevision,
         idempotencyKey: input.idempotency?.key,
         trashId: result.trashId,
-        details: effect.kind === 'write' && effect.before && effect.before.path !== effect.write.path ? { previousPath: effect.before.path } : {},
+        details: eventDetails(effect),
       },
     ];
   });
@@ -113,6 +160,7 @@ function eventsOf(planned: readonly PlannedAction[], mapping: HostedMapping, inp
 async function execute(tx: Sql, mapping: HostedMapping, planned: readonly PlannedAction[], accountId: string): Promise<void> {
   const effects = planned.flatMap((p) => (p.effect ? [p.effect] : []));
   const deletes = effects.flatMap((e) => (e.kind === 'delete' ? [e] : []));
+  const moves = effects.flatMap((e) => (e.kind === 'move' ? [e] : []));
   // The trash copy is written before the live note is removed (spec 3.1), in the same transaction.
   await trash.insertTrash(
     tx,
@@ -121,7 +169,15 @@ async function execute(tx: Sql, mapping: HostedMapping, planned: readonly Planne
     accountId,
   );
   await store.deleteNotes(tx, mapping.vaultId, deletes.map((d) => d.note.id));
-  await store.upsertNotes(tx, mapping.vaultId, effects.flatMap((e) => (e.kind === 'write' || e.kind === 'restore' ? [e.write] : [])));
+  // A move keeps the note's row (id, creation time, links); a move whose links were rewritten is then written.
+  await store.moveNotes(tx, mapping.vaultId, moves.map((m) => ({ id: m.note.id, ...m.write })));
+  await store.upsertNotes(
+    tx,
+    mapping.vaultId,
+    effects.flatMap((e) =>
+      e.kind === 'write' || e.kind === 'restore' || e.kind === 'rewrite' || (e.kind === 'move' && e.write.contentHash !== e.note.contentHash) ? [e.write] : [],
+    ),
+  );
   await trash.markRestored(tx, effects.flatMap((e) => (e.kind === 'restore' ? [e.entry.id] : [])));
 }
 
@@ -134,10 +190,11 @@ function failure(planned: readonly PlannedAction[]): KgateError | undefined {
 
 /**
  * Previews or applies a note transaction. A preview reads without locking and reports, per action, what would
- * happen (with a unified diff) and what would fail. Applying locks the vault, re-plans against the current state,
- * refuses the whole transaction if any action has a problem (stale hash, missing precondition, missing note),
- * writes trash copies before removing notes, records one provenance event per change, and stores the result under
- * the idempotency key, all in one database transaction.
+ * happen (with a unified diff) and what would fail, then one entry per other note a move's link rewrite changes.
+ * Applying locks the vault, re-plans against the current state (so the rewritten notes are those of the current
+ * vault), refuses the whole transaction if any action has a problem (stale hash, missing precondition, missing
+ * note, a rewrite it may not make), writes trash copies before removing notes, records one provenance event per
+ * change, and stores the result under the idempotency key, all in one database transaction.
  */
 export async function runTransaction(
   deps: { db: Database; vaults: VaultsService; idempotency: IdempotencyService },
@@ -147,7 +204,7 @@ export async function runTransaction(
   if (input.dryRun) {
     const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
     assertWritable(mapping, actions, input.surface ?? 'rest');
-    const state = await loadState(deps.db, mapping.vaultId, actions);
+    const state = await loadState(deps.db, mapping.vaultId, actions, 'preview');
     const planned = planTransaction(actions, state, 'preview', { withDiff: !mapping.deviceEncrypted });
     return { mappingId: mapping.id, dryRun: true, applied: false, actions: planned.map((p) => p.result) };
   }
@@ -157,7 +214,7 @@ export async function runTransaction(
     const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write', tx);
     assertWritable(mapping, actions, input.surface ?? 'rest');
     await store.lockVault(tx, mapping.vaultId);
-    const planned = planTransaction(actions, await loadState(tx, mapping.vaultId, actions), 'apply', { withDiff: false });
+    const planned = planTransaction(actions, await loadState(tx, mapping.vaultId, actions, 'apply'), 'apply', { withDiff: false });
     const refused = failure(planned);
     if (refused) throw refused;
     await execute(tx, mapping, planned, input.actor.accountId);

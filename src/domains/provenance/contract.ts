@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** Kinds of provenance events; `docs/events.md` says which operation emits which. */
-export const EventKindSchema = z.enum(['note.created', 'note.updated', 'note.deleted', 'note.restored']);
+/** Kinds of provenance events; docs/api.md ("Events") says which operation emits which. */
+export const EventKindSchema = z.enum(['note.created', 'note.updated', 'note.deleted', 'note.restored', 'note.moved']);
 /** See EventKindSchema. */
 export type EventKind = z.infer<typeof EventKindSchema>;
 

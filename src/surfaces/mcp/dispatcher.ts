@@ -28,13 +28,29 @@ function jsonSchema(type: z.ZodType, io: 'input' | 'output'): Record<string, unk
   return schema;
 }
 
+/** The structuredContent of a tool failure: the stable code REST answers with, a message, and details. */
+export const ToolErrorSchema = z.object({
+  code: z.string().describe('The stable error code, the same as the REST API answers with (docs/errors.md)'),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * A tool's published output schema: its result, or a failure. Clients such as the MCP SDK's check every
+ * structuredContent against the listed schema, failures included, so a schema that admitted only results would
+ * turn each tool failure into a protocol error on the client side.
+ */
+function outputSchemaOf(tool: McpTool): Record<string, unknown> {
+  return { type: 'object', anyOf: [jsonSchema(tool.output, 'output'), jsonSchema(ToolErrorSchema, 'output')] };
+}
+
 // Built once: tools/list is answered from memory, and the published schemas are the validating ones.
 const TOOL_LIST = MCP_TOOLS.map((tool) => ({
   name: tool.name,
   title: tool.title,
   description: tool.description,
   inputSchema: jsonSchema(tool.input, 'input'),
-  outputSchema: jsonSchema(tool.output, 'output'),
+  outputSchema: outputSchemaOf(tool),
   annotations: { title: tool.title, ...tool.annotations },
 }));
 /** A result serialized ahead of time; the transport splices it into the reply instead of serializing it again. */

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { listEvents } from '../operations/event-operations.ts';
 import { readNote } from '../operations/note-operations.ts';
 import type { McpTool, ToolAnnotations } from './tool.ts';
+import { queryGraphRelationsTool } from './graph-tool.ts';
 import { KNOWLEDGE_TOOLS } from './knowledge-tools.ts';
+import { searchNotesTool } from './search-tool.ts';
 import { WRITE_TOOLS } from './write-tools.ts';
 
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -99,4 +101,4 @@ const getKnowledgeEvents: McpTool = {
  * The tools of the hosted MCP gateway. Only tools that fully work are listed (the rest of spec 4.2 arrives with
  * later issues); the list never changes at run time (`listChanged: false`).
  */
-export const MCP_TOOLS: readonly McpTool[] = [listVaults, getNoteContent, getKnowledgeEvents, ...WRITE_TOOLS, ...KNOWLEDGE_TOOLS];
+export const MCP_TOOLS: readonly McpTool[] = [listVaults, searchNotesTool, getNoteContent, queryGraphRelationsTool, getKnowledgeEvents, ...WRITE_TOOLS, ...KNOWLEDGE_TOOLS];

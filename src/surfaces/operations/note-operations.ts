@@ -136,9 +136,10 @@ export const runNoteTransaction = defineOperation({
   id: 'runNoteTransaction',
   summary: 'Preview or apply a note transaction',
   description:
-    `Up to ${MAX_TRANSACTION_ACTIONS} actions (write-note, delete-note, restore-note), previewed or applied atomically: ` +
-    'either every action commits or none does. Rename and move are a write-note of the new path plus a delete-note ' +
-    'of the old one. One action per path.',
+    `Up to ${MAX_TRANSACTION_ACTIONS} actions (write-note, delete-note, restore-note, move-note), previewed or applied ` +
+    'atomically: either every action commits or none does. A move-note moves or renames a note; with rewriteLinks it ' +
+    'also rewrites the links of other notes that point to it, each listed after the actions as a rewrite-links entry. ' +
+    'One action per path (a move touches both of its paths).',
   tags: ['transactions'],
   effect: 'write',
   input: z.object({

@@ -1,7 +1,9 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
+import type { GraphService } from '../../domains/graph/index.ts';
 import type { NotesService } from '../../domains/notes/index.ts';
 import type { ProvenanceService } from '../../domains/provenance/index.ts';
+import type { SearchService } from '../../domains/search/index.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { IdempotencyClaim } from '../../domains/idempotency/index.ts';
 
@@ -9,6 +11,8 @@ import type { IdempotencyClaim } from '../../domains/idempotency/index.ts';
 export interface OperationServices {
   notes: NotesService;
   provenance: ProvenanceService;
+  search: SearchService;
+  graph: GraphService;
 }
 
 /** Everything an operation runs with besides its input. */

@@ -57,6 +57,12 @@ function notePathOf(c: Context<HttpEnv>): string {
 export async function bindInput(c: Context<HttpEnv>, route: RestRoute): Promise<Record<string, unknown>> {
   const input: Record<string, unknown> = {};
   for (const [name, kind] of Object.entries(route.query)) {
+    if (kind === 'list') {
+      // OpenAPI's default for arrays in the query (style form, explode): the name repeated, `tags=a&tags=b`.
+      const values = c.req.queries(name);
+      if (values !== undefined && values.length > 0) input[name] = values;
+      continue;
+    }
     const value = c.req.query(name);
     if (value !== undefined) input[name] = fromQuery(value, kind);
   }

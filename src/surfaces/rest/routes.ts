@@ -1,9 +1,11 @@
 import type { Operation } from '../operations/operation.ts';
 import { listEvents } from '../operations/event-operations.ts';
+import { queryGraphRelations } from '../operations/graph-operations.ts';
+import { searchNotes } from '../operations/search-operations.ts';
 import { deleteNote, listNotes, listTrash, readNote, runNoteTransaction, writeNote } from '../operations/note-operations.ts';
 
-/** How a query-string value is turned into the type the operation's schema expects. */
-export type QueryKind = 'string' | 'integer' | 'boolean';
+/** How a query-string value is turned into the type the operation's schema expects; `list` repeats the name. */
+export type QueryKind = 'string' | 'integer' | 'boolean' | 'list';
 
 /**
  * Where each input field of an operation comes from on the REST wire. `mappingId` may come from the query, the
@@ -45,6 +47,13 @@ export const DEVELOPER_ROUTES: readonly RestRoute[] = [
     ifMatch: true,
   }),
   route({ operation: runNoteTransaction, method: 'POST', path: '/transactions', body: ['mappingId', 'dryRun', 'actions'] }),
+  route({
+    operation: searchNotes,
+    method: 'GET',
+    path: '/search',
+    query: { mappingId: 'string', query: 'string', tags: 'list', folder: 'string', limit: 'integer', cursor: 'string' },
+  }),
+  route({ operation: queryGraphRelations, method: 'GET', path: '/graph/relations', query: { mappingId: 'string', path: 'string', limit: 'integer' } }),
   route({ operation: listEvents, method: 'GET', path: '/events', query: { mappingId: 'string', since: 'integer', limit: 'integer' } }),
 ];
 

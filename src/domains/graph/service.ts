@@ -1,0 +1,152 @@
+import type { Database } from '../../db/port.ts';
+import { KgateError } from '../../kernel/errors.ts';
+import type { Actor } from '../../kernel/principal.ts';
+import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import type { LinkResolver } from '../markdown/index.ts';
+import { MAX_LINKS_PER_NOTE, assertReadableBodies, targetNameKey } from '../notes/index.ts';
+import type { VaultsService } from '../vaults/index.ts';
+import {
+  DEFAULT_RELATIONS_LIMIT,
+  MAX_INCOMING_CANDIDATES,
+  MAX_RELATIONS_LIMIT,
+  type Embed,
+  type GraphRelations,
+  type IncomingLink,
+  type OutgoingLink,
+  type RelationsRequest,
+  type UnresolvedLink,
+} from './contract.ts';
+import { createResolverCache, RESOLVER_CACHE_VAULTS } from './resolver-cache.ts';
+import * as store from './store.ts';
+
+/** The WikiLink graph of hosted vaults. */
+export interface GraphService {
+  /**
+   * The relations of one note: its outgoing links, embeds and unresolved links, and the links of other notes
+   * that resolve to it, each list bounded by `limit`. Targets are resolved against the vault's current notes
+   * (docs/markdown.md), so a note created later resolves links written earlier. `not_found` when there is no
+   * such note; device-encrypted mappings are refused, since links come from note bodies.
+   */
+  relations(actor: Actor, mappingId: string, request: RelationsRequest): Promise<GraphRelations>;
+}
+
+/** Most incoming candidates read per query. */
+const CANDIDATE_PAGE = 1000;
+/** Fewest read per query, so that names shared by many notes take few round trips. */
+const MIN_CANDIDATE_PAGE = 64;
+
+function boundedLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_RELATIONS_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RELATIONS_LIMIT) {
+    throw new KgateError('invalid_request', `limit is an integer from 1 to ${MAX_RELATIONS_LIMIT}.`, { field: 'limit' });
+  }
+  return limit;
+}
+
+function linkFields(row: store.LinkRow) {
+  return { kind: row.kind, heading: row.heading, blockId: row.block_id, alias: row.alias, line: row.line + 1 };
+}
+
+/**
+ * The name keys a link to `path` can have: its file name without `.md`, and for a note named `x.md.md` also
+ * `x`, since `[[x.md]]` finds it (docs/markdown.md, resolution rule 3).
+ */
+function nameKeysOf(path: string): string[] {
+  const key = targetNameKey(path);
+  return key.endsWith('.md') ? [key, targetNameKey(key)] : [key];
+}
+
+/** Sorts what one note links to into the three outgoing lists. */
+function outgoingOf(links: readonly store.LinkRow[], sourcePath: string, resolver: LinkResolver, limit: number) {
+  const outgoing: OutgoingLink[] = [];
+  const embeds: Embed[] = [];
+  const unresolved: UnresolvedLink[] = [];
+  let truncated = links.length >= MAX_LINKS_PER_NOTE; // the note index keeps only the first links of a note
+  for (const link of links) {
+    const resolved = resolver.resolve(link.target, sourcePath) ?? null;
+    const list: unknown[] = link.embed ? embeds : resolved === null ? unresolved : outgoing;
+    if (list.length >= limit) {
+      truncated = true;
+      continue;
+    }
+    if (link.embed) embeds.push({ target: link.target, resolved, ...linkFields(link) });
+    else if (resolved === null) unresolved.push({ target: link.target, ...linkFields(link) });
+    else outgoing.push({ path: resolved, ...linkFields(link) });
+  }
+  return { outgoing, embeds, unresolved, truncated };
+}
+
+/**
+ * Links of other notes that resolve to the note: candidates are read by the file name they name, in pages, and
+ * each is resolved from its own note, since several notes may share a file name. Stops at `limit` links or
+ * `candidates` candidates read, and says so.
+ */
+async function incomingOf(
+  db: Database,
+  vaultId: string,
+  note: { id: string; path: string },
+  resolver: LinkResolver,
+  bounds: { limit: number; candidates: number },
+) {
+  const { limit, candidates } = bounds;
+  const incoming: IncomingLink[] = [];
+  const key = notePathKey(note.path);
+  let scanned = 0;
+  for (const nameKey of nameKeysOf(note.path)) {
+    let after: store.CandidateCursor | null = null;
+    for (;;) {
+      // Enough for the links still wanted, should they all resolve here; one more tells whether more exist.
+      const pageSize = Math.min(CANDIDATE_PAGE, Math.max(limit - incoming.length + 1, MIN_CANDIDATE_PAGE), candidates - scanned + 1);
+      const rows = await store.listIncomingCandidates(db, vaultId, nameKey, note.id, after, pageSize);
+      for (const row of rows) {
+        if (scanned === candidates) return { incoming, truncated: true };
+        scanned += 1;
+        if (resolver.resolve(row.target, row.source_path)?.toLowerCase() !== key) continue;
+        if (incoming.length === limit) return { incoming, truncated: true };
+        incoming.push({ sourcePath: row.source_path, embed: row.embed, ...linkFields(row) });
+      }
+      if (rows.length < pageSize) break;
+      const last = rows[rows.length - 1]!;
+      after = { noteId: last.note_id, ordinal: last.ordinal };
+    }
+  }
+  return { incoming, truncated: false };
+}
+
+const bySourceThenLine = (a: IncomingLink, b: IncomingLink) =>
+  a.sourcePath < b.sourcePath ? -1 : a.sourcePath > b.sourcePath ? 1 : a.line - b.line;
+
+/** Bounds a deployment or a test may set; the defaults are the documented ones. */
+export interface GraphOptions {
+  /** Vaults whose link resolvers stay in memory (default RESOLVER_CACHE_VAULTS). */
+  cachedVaults?: number;
+  /** Most candidate links read per call while looking for incoming links (default MAX_INCOMING_CANDIDATES). */
+  incomingCandidates?: number;
+}
+
+/** Builds the graph service, with its per-process cache of link resolvers. */
+export function createGraphService(db: Database, vaults: VaultsService, options: GraphOptions = {}): GraphService {
+  const resolvers = createResolverCache(db, options.cachedVaults ?? RESOLVER_CACHE_VAULTS);
+  const candidates = options.incomingCandidates ?? MAX_INCOMING_CANDIDATES;
+  return {
+    async relations(actor, mappingId, request) {
+      const canonical = normalizeNotePath(request.path);
+      const limit = boundedLimit(request.limit);
+      const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
+      assertReadableBodies(mapping);
+      const { version, note } = await store.findNoteAndVersion(db, mapping.vaultId, notePathKey(canonical));
+      if (!note) throw new KgateError('not_found', 'There is no note at this path.');
+      const resolver = await resolvers.resolverFor(mapping.vaultId, version);
+      const out = outgoingOf(await store.listLinksOf(db, note.id), note.path, resolver, limit);
+      const into = await incomingOf(db, mapping.vaultId, note, resolver, { limit, candidates });
+      return {
+        path: note.path,
+        outgoing: out.outgoing,
+        incoming: into.incoming.sort(bySourceThenLine),
+        embeds: out.embeds,
+        unresolved: out.unresolved,
+        truncated: out.truncated || into.truncated,
+      };
+    },
+  };
+}

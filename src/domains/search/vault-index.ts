@@ -1,0 +1,317 @@
+import { forEachWord } from './tokenizer.ts';
+
+/** What the index keeps of one note (its body text stays in the database). */
+export interface IndexedNote {
+  noteId: string;
+  path: string;
+  title: string;
+  tagKeys: readonly string[];
+  searchText: string;
+}
+
+/** Field bits of a posting: where in the note the word occurs. */
+export const FIELD = { title: 1, path: 2, body: 4 } as const;
+
+// Occurrences in the title count five times, in the path twice: a note named after the query outranks a note
+// that mentions it in passing.
+const WEIGHT = { title: 5, path: 2, body: 1 } as const;
+// BM25's usual constants: term-frequency saturation and length normalization.
+const K1 = 1.2;
+const B = 0.75;
+
+interface Doc {
+  noteId: string;
+  path: string;
+  pathKey: string;
+  title: string;
+  tagKeys: readonly string[];
+  /** Weighted length: words in the body, plus weighted title and path words. */
+  length: number;
+  alive: boolean;
+}
+
+/**
+ * Documents containing one word, in increasing document order: the weighted frequency and field bits packed in one
+ * integer (`weight << 3 | fields`), and the offset of the word's first occurrence in the body (-1: not in the
+ * body). Typed arrays that double as they grow: about 12 bytes per (word, note) pair.
+ */
+class Postings {
+  docs = new Int32Array(4);
+  packed = new Int32Array(4);
+  firstBody = new Int32Array(4);
+  length = 0;
+
+  push(doc: number, weight: number, fields: number, firstBody: number): void {
+    if (this.length === this.docs.length) {
+      const grow = (from: Int32Array) => {
+        const to = new Int32Array(from.length * 2);
+        to.set(from);
+        return to;
+      };
+      this.docs = grow(this.docs);
+      this.packed = grow(this.packed);
+      this.firstBody = grow(this.firstBody);
+    }
+    this.docs[this.length] = doc;
+    this.packed[this.length] = (weight << 3) | fields;
+    this.firstBody[this.length] = firstBody;
+    this.length += 1;
+  }
+}
+
+/** One scored candidate. */
+export interface Scored {
+  doc: number;
+  score: number;
+  fields: number;
+}
+
+/** What a match must satisfy besides its words. */
+export interface MatchFilter {
+  tagKeys?: readonly string[];
+  /** Lower-cased folder path without trailing '/'. */
+  folderKey?: string;
+}
+
+/**
+ * The in-memory inverted index of one vault's notes: BM25 over title, path and body with field weights. Built from
+ * the search text stored at apply time, and brought up to date from `content_version` (see search service).
+ * Removing a note marks it dead; the postings are compacted once dead notes are a fifth of the index.
+ */
+export class VaultSearchIndex {
+  private docs: Doc[] = [];
+  private postings = new Map<string, Postings>();
+  private byNoteId = new Map<string, number>();
+  private liveCount = 0;
+  private totalLength = 0;
+
+  constructor(public version: number) {}
+
+  /** Live notes. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** Postings entries, a measure of memory use. */
+  get weight(): number {
+    return this.docs.length;
+  }
+
+  /** The note behind a document number. */
+  note(doc: number): { noteId: string; path: string; title: string; tagKeys: readonly string[] } {
+    return this.docs[doc]!;
+  }
+
+  has(noteId: string): boolean {
+    return this.byNoteId.has(noteId);
+  }
+
+  /** The ids of every live note. */
+  noteIds(): IterableIterator<string> {
+    return this.byNoteId.keys();
+  }
+
+  /** Adds a note, replacing its earlier version. */
+  upsert(note: IndexedNote): void {
+    this.remove(note.noteId);
+    const doc = this.docs.length;
+    const counts = new Map<string, { weight: number; fields: number; firstBody: number }>();
+    let length = 0;
+    const count = (field: keyof typeof FIELD) => (word: string, start: number) => {
+      const entry = counts.get(word);
+      const bodyAt = field === 'body' ? start : -1;
+      if (entry) {
+        entry.weight += WEIGHT[field];
+        entry.fields |= FIELD[field];
+        if (entry.firstBody < 0) entry.firstBody = bodyAt;
+      } else counts.set(word, { weight: WEIGHT[field], fields: FIELD[field], firstBody: bodyAt });
+      length += WEIGHT[field];
+    };
+    forEachWord(note.title, count('title'));
+    forEachWord(note.path.endsWith('.md') ? note.path.slice(0, -3) : note.path, count('path'));
+    forEachWord(note.searchText, count('body'));
+    for (const [word, { weight, fields, firstBody }] of counts) {
+      let list = this.postings.get(word);
+      if (!list) {
+        list = new Postings();
+        this.postings.set(word, list);
+      }
+      // Weights beyond 2^27 would overflow the packing; no real note repeats a word that often.
+      list.push(doc, Math.min(weight, 1 << 27), fields, firstBody);
+    }
+    this.docs.push({ noteId: note.noteId, path: note.path, pathKey: note.path.toLowerCase(), title: note.title, tagKeys: note.tagKeys, length, alive: true });
+    this.byNoteId.set(note.noteId, doc);
+    this.liveCount += 1;
+    this.totalLength += length;
+  }
+
+  /** Removes a note (no-op when absent). */
+  remove(noteId: string): void {
+    const doc = this.byNoteId.get(noteId);
+    if (doc === undefined) return;
+    const entry = this.docs[doc]!;
+    entry.alive = false;
+    this.byNoteId.delete(noteId);
+    this.liveCount -= 1;
+    this.totalLength -= entry.length;
+    if (this.docs.length - this.liveCount > Math.max(1000, this.docs.length / 5)) this.compact();
+  }
+
+  /**
+   * Notes holding every word (and passing the filter), scored with BM25 summed over the words. Unordered: the
+   * caller picks the best (see `best`).
+   */
+  match(words: readonly string[], filter: MatchFilter = {}): Scored[] {
+    const lists: Postings[] = [];
+    for (const word of words) {
+      const list = this.postings.get(word);
+      if (!list) return [];
+      lists.push(list);
+    }
+    // Walk the shortest list and look the others up: the cost follows the rarest word.
+    const order = lists.map((_, k) => k).sort((a, b) => lists[a]!.length - lists[b]!.length);
+    const driver = lists[order[0]!]!;
+    const others = order.slice(1).map((k) => lists[k]!);
+    const cursors = others.map(() => 0);
+    const idf = lists.map((list) => Math.log(1 + (this.liveCount - list.length + 0.5) / (list.length + 0.5)));
+    const driverIdf = idf[order[0]!]!;
+    const otherIdf = order.slice(1).map((k) => idf[k]!);
+    const averageLength = this.liveCount > 0 ? this.totalLength / this.liveCount : 1;
+    const out: Scored[] = [];
+    for (let i = 0; i < driver.length; i++) {
+      const doc = driver.docs[i]!;
+      const entry = this.docs[doc]!;
+      if (!entry.alive || !passes(entry, filter)) continue;
+      const norm = K1 * (1 - B + (B * entry.length) / averageLength);
+      let score = bm25(driverIdf, driver.packed[i]! >> 3, norm);
+      let fields = driver.packed[i]! & 7;
+      let all = true;
+      for (let k = 0; k < others.length; k++) {
+        const list = others[k]!;
+        const at = seek(list.docs, list.length, doc, cursors[k]!);
+        cursors[k] = at;
+        if (at >= list.length || list.docs[at] !== doc) {
+          all = false;
+          break;
+        }
+        score += bm25(otherIdf[k]!, list.packed[at]! >> 3, norm);
+        fields |= list.packed[at]! & 7;
+      }
+      if (all) out.push({ doc, score, fields });
+    }
+    return out;
+  }
+
+  /** Where in a note's body the first of these words occurs (-1 when none is in the body). */
+  firstBodyOffset(doc: number, words: readonly string[]): number {
+    let first = -1;
+    for (const word of words) {
+      const list = this.postings.get(word);
+      if (!list) continue;
+      const at = seek(list.docs, list.length, doc, 0);
+      if (at >= list.length || list.docs[at] !== doc) continue;
+      const offset = list.firstBody[at]!;
+      if (offset >= 0 && (first < 0 || offset < first)) first = offset;
+    }
+    return first;
+  }
+
+  private compact(): void {
+    const renumber = new Map<number, number>();
+    const docs: Doc[] = [];
+    this.docs.forEach((entry, doc) => {
+      if (!entry.alive) return;
+      renumber.set(doc, docs.length);
+      docs.push(entry);
+    });
+    for (const [word, list] of this.postings) {
+      const next = new Postings();
+      for (let i = 0; i < list.length; i++) {
+        const to = renumber.get(list.docs[i]!);
+        if (to !== undefined) next.push(to, list.packed[i]! >> 3, list.packed[i]! & 7, list.firstBody[i]!);
+      }
+      if (next.length === 0) this.postings.delete(word);
+      else this.postings.set(word, next);
+    }
+    this.docs = docs;
+    this.byNoteId = new Map(docs.map((entry, doc) => [entry.noteId, doc]));
+  }
+}
+
+function bm25(idf: number, weight: number, norm: number): number {
+  return (idf * weight * (K1 + 1)) / (weight + norm);
+}
+
+function passes(entry: Doc, filter: MatchFilter): boolean {
+  if (filter.folderKey !== undefined && filter.folderKey !== '' && !entry.pathKey.startsWith(`${filter.folderKey}/`)) return false;
+  if (filter.tagKeys) {
+    // A nested tag counts for its parents: #project/alpha matches the filter "project".
+    for (const wanted of filter.tagKeys) {
+      if (!entry.tagKeys.some((tag) => tag === wanted || tag.startsWith(`${wanted}/`))) return false;
+    }
+  }
+  return true;
+}
+
+/** The first index at or after `from` whose doc is >= `doc` (galloping, then binary search). */
+function seek(docs: Int32Array, length: number, doc: number, from: number): number {
+  let step = 1;
+  let low = from;
+  let high = from;
+  while (high < length && docs[high]! < doc) {
+    low = high + 1;
+    high += step;
+    step *= 2;
+  }
+  high = Math.min(high, length);
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (docs[mid]! < doc) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * The `count` best candidates, best first: by score, then by path so that equal scores give one stable order.
+ * A bounded heap, so a common word's thousands of matches cost O(n log count), not a full sort.
+ */
+export function best(index: VaultSearchIndex, candidates: readonly Scored[], count: number): Scored[] {
+  const before = (a: Scored, b: Scored) => b.score - a.score || compareText(index.note(a.doc).path, index.note(b.doc).path);
+  if (count <= 0) return [];
+  if (candidates.length <= count) return [...candidates].sort(before);
+  // A heap whose root is the worst of the best so far.
+  const heap: Scored[] = [];
+  const worse = (i: number, j: number) => before(heap[i]!, heap[j]!) > 0;
+  const swap = (i: number, j: number) => {
+    const t = heap[i]!;
+    heap[i] = heap[j]!;
+    heap[j] = t;
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let top = i;
+      if (l < heap.length && worse(l, top)) top = l;
+      if (r < heap.length && worse(r, top)) top = r;
+      if (top === i) return;
+      swap(i, top);
+      i = top;
+    }
+  };
+  for (const candidate of candidates) {
+    if (heap.length < count) {
+      heap.push(candidate);
+      for (let i = heap.length - 1; i > 0 && worse(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
+    } else if (before(candidate, heap[0]!) < 0) {
+      heap[0] = candidate;
+      down(0);
+    }
+  }
+  return heap.sort(before);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { DEFAULT_RELATIONS_LIMIT, GraphRelationsSchema, MAX_RELATIONS_LIMIT } from '../../domains/graph/index.ts';
+import { MappingIdSchema } from './note-operations.ts';
+import { defineOperation } from './operation.ts';
+
+/** The WikiLink relations of one note: what it links to and embeds, what it links to that is missing, what links to it. */
+export const queryGraphRelations = defineOperation({
+  id: 'queryGraphRelations',
+  summary: 'Query the link relations of a note',
+  description:
+    'The WikiLink and internal Markdown link relations of one note: `outgoing` (links to existing notes), `embeds` ' +
+    '(with the note each resolves to, or null), `unresolved` (links to notes that do not exist) and `incoming` (links ' +
+    'of other notes that resolve to this one, with their source path). Targets resolve as Obsidian resolves them, ' +
+    'against the vault as it is now. Each list holds at most `limit` items; `truncated: true` means more relations ' +
+    'may exist, so a truncated answer is not proof that a relation is absent.',
+  tags: ['graph'],
+  effect: 'read',
+  input: z.object({
+    mappingId: MappingIdSchema,
+    path: z.string().min(1).describe('Vault-relative path of the note, ending in .md'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_RELATIONS_LIMIT)
+      .optional()
+      .describe(`Most items per list, at most ${MAX_RELATIONS_LIMIT}, default ${DEFAULT_RELATIONS_LIMIT}`),
+  }),
+  output: GraphRelationsSchema,
+  errors: ['invalid_request', 'invalid_path', 'not_found', 'device_encrypted'],
+  async run(ctx, input) {
+    return ctx.services.graph.relations(ctx.principal.actor, input.mappingId, {
+      path: input.path,
+      ...(input.limit !== undefined ? { limit: input.limit } : {}),
+    });
+  },
+});
