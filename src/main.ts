@@ -169,6 +169,19 @@ async function listenForCredentialChanges(db: Database, cache: CredentialCache, 
   return stop;
 }
 
+/**
+ * Brings notes stored by an older Markdown parser (or before it existed) up to date, after the server is up: search
+ * and the link graph see such notes with empty text and no links until then. Stops between batches on shutdown.
+ */
+async function reindexInBackground(services: Services, logger: Logger, shouldStop: () => boolean): Promise<void> {
+  try {
+    const count = await services.notes.reindexStale(shouldStop);
+    if (count > 0) logger.info({ notes: count }, 're-derived the Markdown model of notes stored by an older version');
+  } catch (error) {
+    logger.warn({ err: error }, 're-deriving the Markdown model of older notes failed; it is retried at the next start');
+  }
+}
+
 /** A started gateway. */
 export interface Gateway {
   url: string;
@@ -199,6 +212,8 @@ export async function startGateway(
   const server: RunningServer = await listen(handler, { host: config.host, port: config.port });
   const maintenance = startMaintenance(services, logger);
   const stopListening = await listenForCredentialChanges(opened.db, services.credentialCache, logger);
+  let stopRequested = false;
+  const reindexing = reindexInBackground(services, logger, () => stopRequested);
   let stopping: Promise<void> | undefined;
   return {
     url: server.url,
@@ -206,7 +221,9 @@ export async function startGateway(
     stop() {
       stopping ??= (async () => {
         for (const timer of maintenance) clearInterval(timer);
+        stopRequested = true;
         await server.close(config.shutdownGraceMs);
+        await reindexing;
         await stopListening();
         await services.usage.releaseLeases().catch((error: unknown) => logger.warn({ err: error }, 'returning usage leases failed'));
         await opened.close();

@@ -9,6 +9,7 @@ import { MAX_NOTE_BYTES, type ImportBatchResult, type ImportedFile, type Note } 
 import type { IdempotencyService } from '../idempotency/index.ts';
 import { createFrontmatterScan, type FrontmatterScan } from './frontmatter-scan.ts';
 import { createNoteReads, type NoteReads } from './reads.ts';
+import { reindexStaleNotes } from './reindex.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
 import { runTransaction, type TransactionInput } from './transactions.ts';
@@ -45,6 +46,11 @@ export interface NotesService extends NoteReads {
   scanFrontmatter(actor: Actor, mappingId: string, limit?: number): Promise<FrontmatterScan>;
   /** Refreshes the planner's statistics of the notes table; importers call it after a bulk load. */
   refreshStatistics(): Promise<void>;
+  /**
+   * Re-derives the stored Markdown model of notes written by an older parser (or before it existed), in batches;
+   * returns how many. The gateway runs it in the background at start.
+   */
+  reindexStale(shouldStop?: () => boolean): Promise<number>;
 }
 
 interface PreparedFile {
@@ -155,6 +161,7 @@ export function createNotesService(db: Database, vaults: VaultsService, idempote
         after = page[page.length - 1]!.path;
       }
     },
+    reindexStale: (shouldStop) => reindexStaleNotes(db, shouldStop),
     async refreshStatistics() {
       await db.exec('ANALYZE notes');
     },

@@ -62,7 +62,7 @@ export async function findHashes(
  * Counts a change of the vault's notes and returns the new version. Runs inside the writing transaction, so the
  * version is taken under the vault row lock and versions follow commit order.
  */
-async function bumpContentVersion(sql: Sql, vaultId: string): Promise<number> {
+export async function bumpContentVersion(sql: Sql, vaultId: string): Promise<number> {
   const rows = await sql.query<{ content_version: number }>(
     'UPDATE vaults SET content_version = content_version + 1 WHERE id = $1 RETURNING content_version',
     [vaultId],
@@ -112,7 +112,7 @@ export async function upsertNotes(sql: Sql, vaultId: string, writes: readonly No
  * Replaces the stored links of notes. Only replaced notes can have old links:
  * `inserted` (from `xmax = 0`, a row this statement created) spares new notes the delete.
  */
-async function replaceLinks(
+export async function replaceLinks(
   sql: Sql,
   vaultId: string,
   notes: ReadonlyArray<{ id: string; inserted: boolean; entry: NoteIndexEntry }>,
