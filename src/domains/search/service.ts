@@ -159,20 +159,20 @@ export function createSearchService(db: Database, vaults: VaultsService, options
       // One more than the page tells whether there is a next page.
       const { ranked, texts } = await rankedMatches(index, query, filter, offset + limit + 1);
       const page = ranked.slice(offset, offset + limit);
-      // Snippets read a window of the body around each hit's first match (phrase queries already read bodies).
-      const wanted = page.flatMap((c) => {
-        const noteId = index.note(c.doc).noteId;
-        const first = texts.has(noteId) ? -1 : index.firstBodyOffset(c.doc, query.words);
-        return first < 0 ? [] : [{ id: noteId, start: Math.max(0, first - WINDOW_LEAD) }];
-      });
-      const windows = await store.searchWindows(db, wanted, WINDOW_CHARS);
+      // Whole texts cost less to read than windows cut in SQL (which must decompress them anyway); the snippet is
+      // then cut from a window around the first match, known from the index, instead of scanning the whole text.
+      const missing = page.map((c) => index.note(c.doc).noteId).filter((id) => !texts.has(id));
+      for (const [id, text] of await store.searchTexts(db, missing)) texts.set(id, text);
       const wordSet = new Set(query.words);
       const results: SearchHit[] = page.map((candidate) => {
         const note = index.note(candidate.doc);
-        const window = windows.get(note.noteId);
-        const { snippet, highlights } = window
-          ? snippetOf(window.text, wordSet, query.phrases, window)
-          : snippetOf(texts.get(note.noteId) ?? '', wordSet, query.phrases);
+        const text = texts.get(note.noteId) ?? '';
+        const first = query.phrases.length === 0 ? index.firstBodyOffset(candidate.doc, query.words) : -1;
+        const start = Math.max(0, first - WINDOW_LEAD);
+        const { snippet, highlights } =
+          first >= 0
+            ? snippetOf(text.slice(start, start + WINDOW_CHARS), wordSet, query.phrases, { before: start > 0, after: start + WINDOW_CHARS < text.length })
+            : snippetOf(text, wordSet, query.phrases);
         return {
           path: note.path,
           title: note.title,

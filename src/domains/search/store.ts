@@ -44,25 +44,3 @@ export async function searchTexts(sql: Sql, ids: readonly string[]): Promise<Map
   const rows = await sql.query<{ id: string; search_text: string }>('SELECT id, search_text FROM notes WHERE id = ANY($1::uuid[])', [ids]);
   return new Map(rows.map((row) => [row.id, row.search_text]));
 }
-
-/** A stretch of a note's search text, and whether the text goes on before and after it. */
-export interface TextWindow {
-  text: string;
-  before: boolean;
-  after: boolean;
-}
-
-/**
- * Stretches of `chars` characters of the search text of some notes, each from its own start offset: snippets need
- * a few hundred characters around the first match, not whole bodies. PostgreSQL counts characters where JavaScript
- * counts UTF-16 units, so a window may start a little early in text with emoji; the snippet finds its match inside.
- */
-export async function searchWindows(sql: Sql, windows: ReadonlyArray<{ id: string; start: number }>, chars: number): Promise<Map<string, TextWindow>> {
-  if (windows.length === 0) return new Map();
-  const rows = await sql.query<{ id: string; text: string; total: number; start: number }>(
-    `SELECT n.id, substr(n.search_text, w.start + 1, $3) AS text, char_length(n.search_text) AS total, w.start
-       FROM unnest($1::uuid[], $2::int[]) AS w(id, start) JOIN notes n ON n.id = w.id`,
-    [windows.map((w) => w.id), windows.map((w) => w.start), chars],
-  );
-  return new Map(rows.map((row) => [row.id, { text: row.text, before: row.start > 0, after: row.start + chars < row.total }]));
-}
