@@ -9,6 +9,7 @@ import type { Database } from '../../db/port.ts';
 import { createServices, type Services } from '../../main.ts';
 import { MAX_IMPORT_BATCH } from '../notes/index.ts';
 import type { SearchPage } from './contract.ts';
+import { createSearchService } from './service.ts';
 
 // Big enough for a few rare-term notes (1 in 1,000) and many phrase notes (1 in 100).
 const NOTES = 3000;
@@ -64,6 +65,14 @@ describe('search on a generated vault', () => {
     expect(page.results).toHaveLength(20);
     expect(page.truncated).toBe(true);
     for (const hit of page.results) expect(hit.snippet.toLowerCase()).toContain(SYNTHETIC_COMMON_TERM);
+  });
+
+  it('gives the same answers when the vault is too large to keep its texts in memory', async () => {
+    const lean = createSearchService(db, services.vaults, { maxKeptTextChars: 10_000 });
+    for (const query of [SYNTHETIC_RARE_TERM, SYNTHETIC_COMMON_TERM, `"${SYNTHETIC_PHRASE}"`]) {
+      const request = { query, limit: 30 };
+      expect(await lean.searchNotes(owner.actor, owner.mapping.id, request)).toEqual(await services.search.searchNotes(owner.actor, owner.mapping.id, request));
+    }
   });
 
   it('gives the same answer from a fresh service (another process) as from a warm one', async () => {

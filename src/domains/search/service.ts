@@ -15,7 +15,7 @@ import { FIELD, VaultSearchIndex, best, type MatchFilter, type Scored } from './
 /** Notes loaded per query while building or refreshing an index. */
 const LOAD_PAGE = 2000;
 /** Most notes held in memory across all vault indexes; the least recently searched vault is dropped first. */
-export const DEFAULT_MAX_INDEXED_NOTES = 500_000;
+export const DEFAULT_MAX_INDEXED_NOTES = 200_000;
 /** Most tags in a filter. */
 const MAX_FILTER_TAGS = 10;
 /** Characters of body read around a match for its snippet, and how far before the match the window starts. */
@@ -54,7 +54,11 @@ const FIELD_NAMES = [
  * stored when changes were applied, and every search first brings the index up to the vault's content version
  * (one small query when nothing changed), so results always reflect committed writes, whichever process made them.
  */
-export function createSearchService(db: Database, vaults: VaultsService, options: { maxIndexedNotes?: number } = {}): SearchService {
+export function createSearchService(
+  db: Database,
+  vaults: VaultsService,
+  options: { maxIndexedNotes?: number; maxKeptTextChars?: number } = {},
+): SearchService {
   const maxIndexedNotes = options.maxIndexedNotes ?? DEFAULT_MAX_INDEXED_NOTES;
   // Map order is recency order: a search re-inserts its vault at the end.
   const indexes = new Map<string, VaultSearchIndex>();
@@ -73,7 +77,7 @@ export function createSearchService(db: Database, vaults: VaultsService, options
   async function refresh(vaultId: string, version: number): Promise<VaultSearchIndex> {
     let index = indexes.get(vaultId);
     if (!index) {
-      index = new VaultSearchIndex(version);
+      index = new VaultSearchIndex(version, options.maxKeptTextChars);
       await load(index, vaultId, null);
     } else {
       await load(index, vaultId, index.version);
@@ -113,6 +117,20 @@ export function createSearchService(db: Database, vaults: VaultsService, options
     return pending;
   }
 
+  /** The search texts of some candidates, by note id: kept by the index, or else read from the database. */
+  async function textsOf(index: VaultSearchIndex, candidates: readonly Scored[]): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    const missing: string[] = [];
+    for (const candidate of candidates) {
+      const { noteId } = index.note(candidate.doc);
+      const kept = index.text(candidate.doc);
+      if (kept === undefined) missing.push(noteId);
+      else texts.set(noteId, kept);
+    }
+    for (const [id, text] of await store.searchTexts(db, missing)) texts.set(id, text);
+    return texts;
+  }
+
   /** The ranked matches, phrases verified against the stored text, enough to fill `needed` (or all of them). */
   async function rankedMatches(index: VaultSearchIndex, query: ParsedQuery, filter: MatchFilter, needed: number) {
     const candidates = index.match(query.words, filter);
@@ -126,7 +144,7 @@ export function createSearchService(db: Database, vaults: VaultsService, options
       const batchSize = Math.min(candidates.length, considered + Math.max(64, (needed - verified.length) * 2));
       const ordered = best(index, candidates, batchSize).slice(considered);
       considered = batchSize;
-      const bodies = await store.searchTexts(db, ordered.map((c) => index.note(c.doc).noteId));
+      const bodies = await textsOf(index, ordered);
       for (const candidate of ordered) {
         const note = index.note(candidate.doc);
         const body = bodies.get(note.noteId);
@@ -159,10 +177,10 @@ export function createSearchService(db: Database, vaults: VaultsService, options
       // One more than the page tells whether there is a next page.
       const { ranked, texts } = await rankedMatches(index, query, filter, offset + limit + 1);
       const page = ranked.slice(offset, offset + limit);
-      // Whole texts cost less to read than windows cut in SQL (which must decompress them anyway); the snippet is
-      // then cut from a window around the first match, known from the index, instead of scanning the whole text.
-      const missing = page.map((c) => index.note(c.doc).noteId).filter((id) => !texts.has(id));
-      for (const [id, text] of await store.searchTexts(db, missing)) texts.set(id, text);
+      // Texts come from the index or, for vaults too large to keep them, whole from the database (cheaper than
+      // windows cut in SQL, which must decompress them anyway); the snippet is cut from a window around the first
+      // match, known from the index, instead of scanning the whole text.
+      for (const [id, text] of await textsOf(index, page.filter((c) => !texts.has(index.note(c.doc).noteId)))) texts.set(id, text);
       const wordSet = new Set(query.words);
       const results: SearchHit[] = page.map((candidate) => {
         const note = index.note(candidate.doc);

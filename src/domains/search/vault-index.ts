@@ -15,11 +15,20 @@ export const FIELD = { title: 1, path: 2, body: 4 } as const;
 // Occurrences in the title count five times, in the path twice: a note named after the query outranks a note
 // that mentions it in passing.
 const WEIGHT = { title: 5, path: 2, body: 1 } as const;
+/**
+ * Up to this many characters of search text per vault are kept with the index, so that snippets and phrase checks
+ * need no database read (about the text of 30,000 notes of 2 KB). A vault with more keeps none: its snippets read
+ * the database.
+ */
+export const MAX_KEPT_TEXT_CHARS = 64 * 1024 * 1024;
+
 // BM25's usual constants: term-frequency saturation and length normalization.
 const K1 = 1.2;
 const B = 0.75;
 
 interface Doc {
+  /** The search text, while the index keeps texts (see MAX_KEPT_TEXT_CHARS). */
+  text: string | undefined;
   noteId: string;
   path: string;
   pathKey: string;
@@ -84,8 +93,13 @@ export class VaultSearchIndex {
   private byNoteId = new Map<string, number>();
   private liveCount = 0;
   private totalLength = 0;
+  private keptTextChars = 0;
+  private keepTexts = true;
 
-  constructor(public version: number) {}
+  constructor(
+    public version: number,
+    private readonly maxKeptTextChars: number = MAX_KEPT_TEXT_CHARS,
+  ) {}
 
   /** Live notes. */
   get size(): number {
@@ -139,7 +153,10 @@ export class VaultSearchIndex {
       // Weights beyond 2^27 would overflow the packing; no real note repeats a word that often.
       list.push(doc, Math.min(weight, 1 << 27), fields, firstBody);
     }
-    this.docs.push({ noteId: note.noteId, path: note.path, pathKey: note.path.toLowerCase(), title: note.title, tagKeys: note.tagKeys, length, alive: true });
+    if (this.keepTexts && this.keptTextChars + note.searchText.length > this.maxKeptTextChars) this.dropTexts();
+    const text = this.keepTexts ? note.searchText : undefined;
+    if (text !== undefined) this.keptTextChars += text.length;
+    this.docs.push({ text, noteId: note.noteId, path: note.path, pathKey: note.path.toLowerCase(), title: note.title, tagKeys: note.tagKeys, length, alive: true });
     this.byNoteId.set(note.noteId, doc);
     this.liveCount += 1;
     this.totalLength += length;
@@ -151,6 +168,8 @@ export class VaultSearchIndex {
     if (doc === undefined) return;
     const entry = this.docs[doc]!;
     entry.alive = false;
+    if (entry.text !== undefined) this.keptTextChars -= entry.text.length;
+    entry.text = undefined;
     this.byNoteId.delete(noteId);
     this.liveCount -= 1;
     this.totalLength -= entry.length;
@@ -200,6 +219,17 @@ export class VaultSearchIndex {
       if (all) out.push({ doc, score, fields });
     }
     return out;
+  }
+
+  /** A note's search text when the index keeps texts, else undefined (read it from the database). */
+  text(doc: number): string | undefined {
+    return this.docs[doc]!.text;
+  }
+
+  private dropTexts(): void {
+    this.keepTexts = false;
+    this.keptTextChars = 0;
+    for (const entry of this.docs) entry.text = undefined;
   }
 
   /** Where in a note's body the first of these words occurs (-1 when none is in the body). */
