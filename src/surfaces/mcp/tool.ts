@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { IdempotencyService } from '../../domains/idempotency/index.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { VaultsService } from '../../domains/vaults/index.ts';
-import type { OperationServices } from '../operations/operation.ts';
+import type { Operation, OperationServices } from '../operations/operation.ts';
 
 /** What a tool runs with. */
 export interface ToolContext {
@@ -30,3 +30,27 @@ export interface McpTool {
   run(ctx: ToolContext, args: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
+
+/** Annotations of a tool that only reads. */
+export const READ_ONLY_TOOL: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/**
+ * A read operation published as an MCP tool: the same input (strict: unknown arguments are refused) and output,
+ * the operation's description followed by advice for models.
+ */
+export function readOperationTool<I extends z.ZodObject, O extends z.ZodObject>(
+  operation: Operation<I, O>,
+  tool: { name: string; title: string; advice: string },
+): McpTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: `${operation.description} ${tool.advice}`,
+    input: operation.input.strict(),
+    output: operation.output,
+    annotations: READ_ONLY_TOOL,
+    async run(ctx, args) {
+      return (await operation.run(ctx, args as z.output<I>));
+    },
+  };
+}

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { listEvents } from '../operations/event-operations.ts';
 import { readNote } from '../operations/note-operations.ts';
-import type { McpTool, ToolAnnotations } from './tool.ts';
+import { READ_ONLY_TOOL, readOperationTool, type McpTool } from './tool.ts';
 import { queryGraphRelationsTool } from './graph-tool.ts';
 import { KNOWLEDGE_TOOLS } from './knowledge-tools.ts';
 import { searchNotesTool } from './search-tool.ts';
 import { WRITE_TOOLS } from './write-tools.ts';
-
-const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 /** Most characters of content get_note_content returns unless asked for fewer. */
 export const MAX_NOTE_CONTENT_CHARS = 200_000;
@@ -31,7 +29,7 @@ const listVaults: McpTool = {
     ),
     truncated: z.boolean(),
   }),
-  annotations: READ_ONLY,
+  annotations: READ_ONLY_TOOL,
   async run(ctx) {
     const mappings = await ctx.services.vaults.listOwnedMappings(ctx.principal.accountId);
     return {
@@ -67,7 +65,7 @@ const getNoteContent: McpTool = {
     size: z.number().int(),
     truncated: z.boolean(),
   }),
-  annotations: READ_ONLY,
+  annotations: READ_ONLY_TOOL,
   async run(ctx, args) {
     const input = args as { mappingId: string; path: string; maxChars?: number };
     const note = await readNote.run(ctx, { mappingId: input.mappingId, path: input.path });
@@ -85,17 +83,11 @@ const getNoteContent: McpTool = {
   },
 };
 
-const getKnowledgeEvents: McpTool = {
+const getKnowledgeEvents = readOperationTool(listEvents, {
   name: 'get_knowledge_events',
   title: 'Provenance events',
-  description: `${listEvents.description} Bounded: at most 1,000 events per call, with truncated and nextSince.`,
-  input: listEvents.input.strict(),
-  output: listEvents.output,
-  annotations: READ_ONLY,
-  async run(ctx, args) {
-    return listEvents.run(ctx, args as z.output<typeof listEvents.input>);
-  },
-};
+  advice: 'Bounded: at most 1,000 events per call, with truncated and nextSince.',
+});
 
 /**
  * The tools of the hosted MCP gateway. Only tools that fully work are listed (the rest of spec 4.2 arrives with
