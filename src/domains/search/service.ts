@@ -88,6 +88,7 @@ export function createSearchService(
       }
       // Rows read above may be newer than `version`; re-reading them next time is harmless (upserts).
       index.version = version;
+      index.compactIfIdle();
     }
     indexes.delete(vaultId);
     indexes.set(vaultId, index);
@@ -105,16 +106,20 @@ export function createSearchService(
     }
   }
 
+  /** The vault's index, at least as recent as `version` (the version this search's caller saw). */
   async function current(vaultId: string, version: number): Promise<VaultSearchIndex> {
-    const index = indexes.get(vaultId);
-    if (index && index.version === version) return index;
-    // One refresh per vault at a time; concurrent searches wait for it.
-    let pending = refreshing.get(vaultId);
-    if (!pending) {
-      pending = refresh(vaultId, version).finally(() => refreshing.delete(vaultId));
-      refreshing.set(vaultId, pending);
+    for (;;) {
+      const index = indexes.get(vaultId);
+      if (index && index.version >= version) return index;
+      // One refresh per vault at a time; concurrent searches wait for it, then check again: a refresh that was
+      // already under way may be for an older version than the one this search must see.
+      let pending = refreshing.get(vaultId);
+      if (!pending) {
+        pending = refresh(vaultId, version).finally(() => refreshing.delete(vaultId));
+        refreshing.set(vaultId, pending);
+      }
+      await pending;
     }
-    return pending;
   }
 
   /** The search texts of some candidates, by note id: kept by the index, or else read from the database. */
@@ -158,6 +163,46 @@ export function createSearchService(
     return { ranked: verified, texts };
   }
 
+  /** Ranks, pages and builds the results; runs as a reader of the index (document numbers stay valid). */
+  async function answer(
+    index: VaultSearchIndex,
+    query: ParsedQuery,
+    filter: MatchFilter,
+    offset: number,
+    limit: number,
+    fingerprint: string,
+  ): Promise<SearchPage> {
+    // One more than the page tells whether there is a next page.
+    const { ranked, texts } = await rankedMatches(index, query, filter, offset + limit + 1);
+    const page = ranked.slice(offset, offset + limit);
+    // Texts come from the index or, for vaults too large to keep them, whole from the database (cheaper than
+    // windows cut in SQL, which must decompress them anyway); the snippet is cut from a window around the first
+    // match, known from the index, instead of scanning the whole text.
+    for (const [id, text] of await textsOf(index, page.filter((c) => !texts.has(index.note(c.doc).noteId)))) texts.set(id, text);
+    const wordSet = new Set(query.words);
+    const results: SearchHit[] = page.map((candidate) => {
+      const note = index.note(candidate.doc);
+      const text = texts.get(note.noteId) ?? '';
+      const first = query.phrases.length === 0 ? index.firstBodyOffset(candidate.doc, query.words) : -1;
+      const start = Math.max(0, first - WINDOW_LEAD);
+      const { snippet, highlights } =
+        first >= 0
+          ? snippetOf(text.slice(start, start + WINDOW_CHARS), wordSet, query.phrases, { before: start > 0, after: start + WINDOW_CHARS < text.length })
+          : snippetOf(text, wordSet, query.phrases);
+      return {
+        path: note.path,
+        title: note.title,
+        score: Math.round(candidate.score * 1000) / 1000,
+        matchedIn: FIELD_NAMES.filter(([bit]) => (candidate.fields & bit) !== 0).map(([, name]) => name),
+        snippet,
+        highlights,
+        tags: [...note.tagKeys],
+      };
+    });
+    const truncated = ranked.length > offset + limit;
+    return { results, truncated, nextCursor: truncated ? encodeCursor({ o: offset + limit, q: fingerprint }) : null };
+  }
+
   return {
     async searchNotes(actor: Actor, mappingId: string, request: SearchRequest): Promise<SearchPage> {
       const query = parseQuery(request.query);
@@ -173,36 +218,7 @@ export function createSearchService(
       const { mapping, contentVersion } = await vaults.resolveHostedVault(actor.accountId, mappingId, 'read');
       assertReadableBodies(mapping);
       const index = await current(mapping.vaultId, contentVersion);
-
-      // One more than the page tells whether there is a next page.
-      const { ranked, texts } = await rankedMatches(index, query, filter, offset + limit + 1);
-      const page = ranked.slice(offset, offset + limit);
-      // Texts come from the index or, for vaults too large to keep them, whole from the database (cheaper than
-      // windows cut in SQL, which must decompress them anyway); the snippet is cut from a window around the first
-      // match, known from the index, instead of scanning the whole text.
-      for (const [id, text] of await textsOf(index, page.filter((c) => !texts.has(index.note(c.doc).noteId)))) texts.set(id, text);
-      const wordSet = new Set(query.words);
-      const results: SearchHit[] = page.map((candidate) => {
-        const note = index.note(candidate.doc);
-        const text = texts.get(note.noteId) ?? '';
-        const first = query.phrases.length === 0 ? index.firstBodyOffset(candidate.doc, query.words) : -1;
-        const start = Math.max(0, first - WINDOW_LEAD);
-        const { snippet, highlights } =
-          first >= 0
-            ? snippetOf(text.slice(start, start + WINDOW_CHARS), wordSet, query.phrases, { before: start > 0, after: start + WINDOW_CHARS < text.length })
-            : snippetOf(text, wordSet, query.phrases);
-        return {
-          path: note.path,
-          title: note.title,
-          score: Math.round(candidate.score * 1000) / 1000,
-          matchedIn: FIELD_NAMES.filter(([bit]) => (candidate.fields & bit) !== 0).map(([, name]) => name),
-          snippet,
-          highlights,
-          tags: [...note.tagKeys],
-        };
-      });
-      const truncated = ranked.length > offset + limit;
-      return { results, truncated, nextCursor: truncated ? encodeCursor({ o: offset + limit, q: fingerprint }) : null };
+      return index.reading(() => answer(index, query, filter, offset, limit, fingerprint));
     },
   };
 }

@@ -85,7 +85,8 @@ export interface MatchFilter {
 /**
  * The in-memory inverted index of one vault's notes: BM25 over title, path and body with field weights. Built from
  * the search text stored at apply time, and brought up to date from `content_version` (see search service).
- * Removing a note marks it dead; the postings are compacted once dead notes are a fifth of the index.
+ * Removing a note marks it dead (its document number stays valid for searches under way); the postings are
+ * compacted once dead notes are a fifth of the index and no search is under way.
  */
 export class VaultSearchIndex {
   private docs: Doc[] = [];
@@ -173,7 +174,28 @@ export class VaultSearchIndex {
     this.byNoteId.delete(noteId);
     this.liveCount -= 1;
     this.totalLength -= entry.length;
-    if (this.docs.length - this.liveCount > Math.max(1000, this.docs.length / 5)) this.compact();
+  }
+
+  /**
+   * Searches under way hold document numbers across awaits; compaction renumbers documents, so it runs only when
+   * none is (see `reading`), once dead notes are a fifth of the index.
+   */
+  private readers = 0;
+
+  /** Runs `work` as a reader: compaction waits until no reader holds document numbers. */
+  async reading<T>(work: () => Promise<T>): Promise<T> {
+    this.readers += 1;
+    try {
+      return await work();
+    } finally {
+      this.readers -= 1;
+      this.compactIfIdle();
+    }
+  }
+
+  /** Compacts when dead notes are a fifth of the index (at least 1,000) and no search holds document numbers. */
+  compactIfIdle(): void {
+    if (this.readers === 0 && this.docs.length - this.liveCount > Math.max(1000, this.docs.length / 5)) this.compact();
   }
 
   /**
