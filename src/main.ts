@@ -209,9 +209,16 @@ export async function startGateway(
     version: VERSION,
     baseUrl: config.baseUrl ?? '',
   });
-  const server: RunningServer = await listen(handler, { host: config.host, port: config.port });
-  const maintenance = startMaintenance(services, logger);
+  // Listen for credential changes before serving: a gateway that cannot must fail at start, not serve without them.
   const stopListening = await listenForCredentialChanges(opened.db, services.credentialCache, logger);
+  let server: RunningServer;
+  try {
+    server = await listen(handler, { host: config.host, port: config.port });
+  } catch (error) {
+    await stopListening();
+    throw error;
+  }
+  const maintenance = startMaintenance(services, logger);
   let stopRequested = false;
   const reindexing = reindexInBackground(services, logger, () => stopRequested);
   let stopping: Promise<void> | undefined;
