@@ -23,6 +23,7 @@ export function negotiateVersion(requested: unknown): string {
 export const SERVER_INSTRUCTIONS = [
   'kgate gives governed access to Markdown note vaults.',
   'Start with list_vaults to discover the mappings you may use, then pass a mappingId to the vault tools; never guess one.',
+  'Find notes with search_notes (its snippets often answer without reading whole notes) and follow links with query_graph_relations.',
   'Reads are bounded: results say truncated: true when more exists; fetch more with a cursor or a narrower request instead of assuming nothing else exists.',
   'Writes are previews first: call preview_note_writes or preview_note_deletions, show the human the diff and wait for approval,',
   'then call the matching apply tool with exactly the approved notes, a new idempotencyKey, and each existing note\'s current hash (beforeRevision of the preview).',
