@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase } from '../../../test/support/database.ts';
+import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
 import { contentHash } from '../../kernel/hashing.ts';
 import type { Actor } from '../../kernel/principal.ts';
-import { createServices, type Services } from '../../main.ts';
+import type { Services } from '../../main.ts';
 import { createGraphService } from './service.ts';
 import { createResolverCache } from './resolver-cache.ts';
 
@@ -59,9 +59,7 @@ describe('the link graph of a hosted vault', () => {
     services.graph.relations(owner.actor, mappingId, { path, ...(limit !== undefined ? { limit } : {}) });
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db);
-    owner = await createOwner(services, 'graph');
+    ({ db, services, owner } = await openDomainDatabase('graph'));
     operator = { accountId: owner.accountId, credentialKind: 'operator', client: 'test' };
     mappingId = owner.mapping.id;
     await write([
@@ -236,9 +234,7 @@ describe('the per-vault resolver cache', () => {
   let operator: Actor;
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db);
-    owner = await createOwner(services, 'graph-cache');
+    ({ db, services, owner } = await openDomainDatabase('graph-cache'));
     operator = { accountId: owner.accountId, credentialKind: 'operator', client: 'test' };
   });
   afterAll(() => db.close());

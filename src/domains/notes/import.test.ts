@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase } from '../../../test/support/database.ts';
+import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import { createOwner, snapshotTables, type Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
 import { contentHash } from '../../kernel/hashing.ts';
 import type { Actor } from '../../kernel/principal.ts';
-import { createServices, type Services } from '../../main.ts';
+import type { Services } from '../../main.ts';
 
 describe('importing notes into a hosted vault', () => {
   let db: Database;
@@ -13,9 +13,7 @@ describe('importing notes into a hosted vault', () => {
   let actor: Actor;
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db);
-    owner = await createOwner(services);
+    ({ db, services, owner } = await openDomainDatabase());
     actor = { accountId: owner.accountId, credentialKind: 'operator', client: 'test' };
   });
   afterAll(() => db.close());

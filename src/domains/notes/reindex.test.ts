@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase } from '../../../test/support/database.ts';
-import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
+import { openDomainDatabase } from '../../../test/support/domain-database.ts';
+import type { Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
-import { createServices, type Services } from '../../main.ts';
+import type { Services } from '../../main.ts';
 import { NOTE_MODEL_VERSION } from './note-index.ts';
 import { REINDEX_BATCH } from './reindex.ts';
 
@@ -12,9 +12,7 @@ describe('re-deriving notes stored by an older parser', () => {
   let owner: Owner;
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db);
-    owner = await createOwner(services, 'reindex');
+    ({ db, services, owner } = await openDomainDatabase('reindex'));
     // More notes than one batch, each linking to the next and tagged, in two folders.
     const files = Array.from({ length: REINDEX_BATCH + 30 }, (_, k) => ({
       path: `${k % 2 ? 'Odd' : 'Even'}/Note ${k}.md`,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase } from '../../../test/support/database.ts';
-import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
+import { openDomainDatabase } from '../../../test/support/domain-database.ts';
+import type { Owner } from '../../../test/support/fixtures.ts';
 import type { Database, Row } from '../../db/port.ts';
-import { createServices, type Services } from '../../main.ts';
+import type { Services } from '../../main.ts';
 import { createSearchService } from './service.ts';
 import { VaultSearchIndex } from './vault-index.ts';
 
@@ -12,9 +12,7 @@ describe('search under concurrent change', () => {
   let owner: Owner;
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db);
-    owner = await createOwner(services, 'concurrent');
+    ({ db, services, owner } = await openDomainDatabase('concurrent'));
   });
   afterAll(() => db.close());
 

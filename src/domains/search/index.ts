@@ -1,4 +1,4 @@
 /** Search: ranked full-text search over the notes of a hosted mapping, from an in-memory index per vault. */
 export { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from './contract.ts';
 export type { SearchHit, SearchPage, SearchRequest, SearchService } from './contract.ts';
-export { DEFAULT_MAX_INDEXED_NOTES, createSearchService } from './service.ts';
+export { createSearchService } from './service.ts';

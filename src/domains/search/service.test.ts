@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listVaultFolder } from '../../cli/vault-folder.ts';
 import { SYNTHETIC_COMMON_TERM, SYNTHETIC_PHRASE, SYNTHETIC_RARE_TERM, generateSyntheticVault } from '../../../bench/vault-generator.ts';
-import { openTestDatabase } from '../../../test/support/database.ts';
-import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
+import { openDomainDatabase } from '../../../test/support/domain-database.ts';
+import type { Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
 import { createServices, type Services } from '../../main.ts';
 import { MAX_IMPORT_BATCH } from '../notes/index.ts';
@@ -27,9 +27,7 @@ describe('search on a generated vault', () => {
   const notes = [...generateSyntheticVault({ notes: NOTES, seed: 7 })];
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db);
-    owner = await createOwner(services, 'generated');
+    ({ db, services, owner } = await openDomainDatabase('generated'));
     for (let k = 0; k < notes.length; k += MAX_IMPORT_BATCH) {
       await services.notes.importNotes(owner.actor, owner.mapping.id, notes.slice(k, k + MAX_IMPORT_BATCH));
     }
@@ -88,9 +86,7 @@ describe('search on the example vault', () => {
   let owner: Owner;
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db);
-    owner = await createOwner(services, 'example');
+    ({ db, services, owner } = await openDomainDatabase('example'));
     const root = fileURLToPath(new URL('../../../examples/vault/', import.meta.url));
     const files = (await listVaultFolder(root)).filter((entry) => entry.kind === 'note');
     await services.notes.importNotes(owner.actor, owner.mapping.id, files.map((f) => ({ path: f.path, content: readFileSync(`${root}${f.path}`, 'utf8') })));

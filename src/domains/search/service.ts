@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor } from '../../kernel/cursor.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
 import type { Actor } from '../../kernel/principal.ts';
+import { notePathKey } from '../../kernel/vault-path.ts';
 import { assertReadableBodies } from '../notes/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, type SearchHit, type SearchPage, type SearchRequest, type SearchService } from './contract.ts';
@@ -39,7 +40,7 @@ function boundedLimit(limit: number | undefined): number {
 function filterOf(request: SearchRequest): MatchFilter {
   const tags = (request.tags ?? []).map((tag) => tag.trim().replace(/^#/, '').toLowerCase()).filter((tag) => tag !== '');
   if (tags.length > MAX_FILTER_TAGS) throw new KgateError('invalid_request', `At most ${MAX_FILTER_TAGS} tags.`, { field: 'tags' });
-  const folder = request.folder?.normalize('NFC').trim().replace(/^\/+|\/+$/g, '').toLowerCase();
+  const folder = request.folder === undefined ? undefined : notePathKey(request.folder.normalize('NFC').trim().replace(/^\/+|\/+$/g, ''));
   return { ...(tags.length > 0 ? { tagKeys: tags } : {}), ...(folder ? { folderKey: folder } : {}) };
 }
 
@@ -209,10 +210,11 @@ export function createSearchService(
       const filter = filterOf(request);
       const limit = boundedLimit(request.limit);
       const fingerprint = sha256Hex(JSON.stringify([query, filter])).slice(0, 16);
-      const offset = request.cursor === undefined ? 0 : decodeCursor(request.cursor, isCursor).o;
-      if (request.cursor !== undefined && decodeCursor(request.cursor, isCursor).q !== fingerprint) {
+      const cursor = request.cursor === undefined ? undefined : decodeCursor(request.cursor, isCursor);
+      if (cursor !== undefined && cursor.q !== fingerprint) {
         throw new KgateError('invalid_request', 'The cursor belongs to another query.', { field: 'cursor' });
       }
+      const offset = cursor?.o ?? 0;
       if (offset > MAX_OFFSET) throw new KgateError('invalid_request', `Results past the first ${MAX_OFFSET} cannot be paged to.`, { field: 'cursor' });
       // One query resolves the caller's authority over the mapping and the vault's content version.
       const { mapping, contentVersion } = await vaults.resolveHostedVault(actor.accountId, mappingId, 'read');

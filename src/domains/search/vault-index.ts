@@ -1,3 +1,4 @@
+import { notePathKey } from '../../kernel/vault-path.ts';
 import { forEachWord } from './tokenizer.ts';
 
 /** What the index keeps of one note (its body text stays in the database). */
@@ -157,7 +158,7 @@ export class VaultSearchIndex {
     if (this.keepTexts && this.keptTextChars + note.searchText.length > this.maxKeptTextChars) this.dropTexts();
     const text = this.keepTexts ? note.searchText : undefined;
     if (text !== undefined) this.keptTextChars += text.length;
-    this.docs.push({ text, noteId: note.noteId, path: note.path, pathKey: note.path.toLowerCase(), title: note.title, tagKeys: note.tagKeys, length, alive: true });
+    this.docs.push({ text, noteId: note.noteId, path: note.path, pathKey: notePathKey(note.path), title: note.title, tagKeys: note.tagKeys, length, alive: true });
     this.byNoteId.set(note.noteId, doc);
     this.liveCount += 1;
     this.totalLength += length;

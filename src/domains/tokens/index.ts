@@ -4,5 +4,5 @@ export type { AuthenticatedPrincipal, IssuedToken, TokenInfo } from './contract.
 export { createTokensService } from './service.ts';
 export type { IssueTokenInput, TokensService } from './service.ts';
 export { TOKEN_PREFIX, isWellFormedToken } from './token-format.ts';
-export { CREDENTIAL_CACHE_MAX_AGE_MS, createCredentialCache } from './credential-cache.ts';
+export { createCredentialCache } from './credential-cache.ts';
 export type { CredentialCache } from './credential-cache.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServices, type Services } from '../../main.ts';
+import type { Services } from '../../main.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
-import { openTestDatabase } from '../../../test/support/database.ts';
+import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
 import type { Clock } from '../../kernel/clock.ts';
@@ -14,9 +14,7 @@ describe('personal access tokens', () => {
   const clock: Clock = { now: () => now };
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db, clock);
-    owner = await createOwner(services);
+    ({ db, services, owner } = await openDomainDatabase('owner', clock));
   });
   afterAll(() => db.close());
 

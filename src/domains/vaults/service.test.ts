@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase } from '../../../test/support/database.ts';
+import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
-import { createServices, type Services } from '../../main.ts';
+import type { Services } from '../../main.ts';
 
 describe('vaults, mappings and workspace roles', () => {
   let db: Database;
@@ -10,9 +10,7 @@ describe('vaults, mappings and workspace roles', () => {
   let owner: Owner;
 
   beforeAll(async () => {
-    ({ db } = await openTestDatabase());
-    services = createServices(db);
-    owner = await createOwner(services);
+    ({ db, services, owner } = await openDomainDatabase());
   });
   afterAll(() => db.close());
 

@@ -28,7 +28,7 @@ export interface HttpDependencies extends RestDependencies {
 }
 
 /** The path of the hosted MCP gateway (spec 4.1). */
-export const MCP_PATH = '/api/mcp';
+const MCP_PATH = '/api/mcp';
 
 /**
  * The whole HTTP surface as one Node request handler: the MCP gateway on its own Node route (see transport.ts

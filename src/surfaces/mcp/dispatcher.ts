@@ -29,7 +29,7 @@ function jsonSchema(type: z.ZodType, io: 'input' | 'output'): Record<string, unk
 }
 
 /** The structuredContent of a tool failure: the stable code REST answers with, a message, and details. */
-export const ToolErrorSchema = z.object({
+const ToolErrorSchema = z.object({
   code: z.string().describe('The stable error code, the same as the REST API answers with (docs/errors.md)'),
   message: z.string(),
   details: z.record(z.string(), z.unknown()).optional(),
