@@ -23,6 +23,7 @@ const EnvSchema = z.object({
   KGATE_DB_POOL_SIZE: positiveInt.max(1000).default(10),
   KGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KGATE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: z.enum(['true', 'false', '1', '0']).default('false'),
 });
 
 /** The typed configuration of one kgate process, parsed once at start-up. */
@@ -37,6 +38,13 @@ export interface Config {
   database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string; poolSize: number };
   logLevel: z.infer<typeof EnvSchema>['KGATE_LOG_LEVEL'];
   shutdownGraceMs: number;
+  oauth: {
+    /**
+     * Development only: fetch OAuth client ID metadata documents from loopback and private addresses. Off by default,
+     * so that a client_id URL cannot make the server reach into its own network (SSRF).
+     */
+    allowPrivateClientMetadata: boolean;
+  };
 }
 
 function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
@@ -77,5 +85,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : { kind: 'pglite', dataDir: e.KGATE_DATA_DIR },
     logLevel: e.KGATE_LOG_LEVEL,
     shutdownGraceMs: e.KGATE_SHUTDOWN_GRACE_MS,
+    oauth: { allowPrivateClientMetadata: e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1' },
   };
 }

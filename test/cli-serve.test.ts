@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupCli, logEntries, startServe, tempDir, type ServeProcess } from './support/cli.ts';
 import { TEST_ENGINE } from './support/database.ts';
+import { pageBrowser, signInThroughForm } from './support/browser.ts';
 
 afterAll(cleanupCli);
 const SERVE_TEST_MS = 120_000;
@@ -46,6 +47,17 @@ describe.runIf(TEST_ENGINE === 'pglite')('kgate serve on an empty data directory
       url: MCP_URL,
       headers: { Authorization: 'Bearer ${SERVICE_MCP_TOKEN}' },
     });
+  });
+
+  it('prints a sign-in password once, and it signs the owner in', async () => {
+    const line = /^Sign in at (\S+)\/signin as owner@kgate\.local with the password (\S+)$/m.exec(stdout);
+    expect(line).not.toBeNull();
+    expect(stdout.match(/with the password/g)).toHaveLength(1);
+    const browser = pageBrowser(line![1]!);
+    const response = await signInThroughForm(browser, 'owner@kgate.local', line![2]!);
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/account');
+    expect(browser.cookies.has('kgate_session')).toBe(true);
   });
 
   it('answers /healthz and /readyz with migrations at head', async () => {

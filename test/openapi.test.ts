@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
-import { readinessOf, VERSION } from '../src/main.ts';
+import { VERSION, httpDependenciesOf } from '../src/main.ts';
 import { createHttpApp } from '../src/surfaces/http/app.ts';
 import { DEVELOPER_ROUTES } from '../src/surfaces/rest/routes.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
@@ -156,17 +156,7 @@ describe('the OpenAPI document of the Developer REST API', () => {
     function routerOperations(): string[] {
       // The app as src/main.ts builds it, over the gateway's own services and database.
       const { services } = gateway;
-      const app = createHttpApp({
-        logger: createLogger('silent'),
-        tokens: services.tokens,
-        usage: services.usage,
-        idempotency: services.idempotency,
-        services: { notes: services.notes, provenance: services.provenance, search: services.search, graph: services.graph },
-        vaults: services.vaults,
-        readiness: readinessOf(gateway.db),
-        version: VERSION,
-        baseUrl: '',
-      });
+      const app = createHttpApp(httpDependenciesOf(services, gateway.db, { logger: createLogger('silent'), baseUrl: '' }));
       // Middleware (bodyLimit, the request log) is registered with method ALL; every handler has a real method.
       return app.routes
         .filter((r) => r.method !== 'ALL' && r.path.startsWith(`${API_PREFIX}/`))

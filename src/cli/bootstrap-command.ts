@@ -64,13 +64,26 @@ export function mcpClientConfig(mcpUrl: string): string {
   );
 }
 
-/** The first-start banner: the token (shown once), the MCP URL and a client configuration. */
-export function firstStartBanner(output: BootstrapOutput, email: string): string {
+/**
+ * The first-start banner: the token and the sign-in password (both shown once), the MCP URL and client
+ * configurations, by OAuth sign-in or with the token.
+ */
+export function firstStartBanner(output: BootstrapOutput, email: string, password?: string): string {
+  const signIn = password
+    ? [
+        `Sign in at ${output.baseUrl}/signin as ${email} with the password ${password}`,
+        '(shown only this once; `kgate admin bootstrap --email E --password-stdin` sets a new one).',
+        `MCP clients that support OAuth (Claude, ChatGPT, Cursor, VS Code) need only the URL ${output.mcpUrl}:`,
+        'they open the sign-in and consent pages themselves. Review them at /account/connections.',
+        '',
+      ]
+    : [];
   return [
     '',
     `First start: created the account ${email} with a workspace and a demo vault` +
       (output.seeded ? ` (${output.seeded.created} notes from examples/vault).` : '.'),
     '',
+    ...signIn,
     'Your personal access token, shown only this once. Keep it secret and put it in your environment:',
     '',
     `  export SERVICE_MCP_TOKEN=${output.token}`,

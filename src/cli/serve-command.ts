@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { loadConfig, publicBaseUrl } from '../config.ts';
 import { openDatabase, startGateway, type Gateway } from '../main.ts';
 import { createLogger } from '../logger.ts';
@@ -23,8 +24,11 @@ export async function serveCommand(): Promise<number> {
     // Only the embedded quick start bootstraps itself; a server database is set up with `kgate admin bootstrap`,
     // so that a token is never printed into a production log.
     if (config.database.kind === 'pglite' && (await gateway.services.accounts.countAccounts()) === 0) {
-      const output = await bootstrap(publicBaseUrl(config, gateway.url), gateway.services, {});
-      banner = firstStartBanner(output, DEFAULT_OWNER_EMAIL);
+      // A random password, printed once like the token, lets the owner sign in to the account pages and approve
+      // OAuth connections of MCP clients right away.
+      const password = randomBytes(12).toString('base64url');
+      const output = await bootstrap(publicBaseUrl(config, gateway.url), gateway.services, { password });
+      banner = firstStartBanner(output, DEFAULT_OWNER_EMAIL, password);
     }
   } catch (error) {
     await gateway.stop();

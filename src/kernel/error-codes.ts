@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   account_inactive: 'The account behind the credential is suspended.',
   plan_required: "The account's plan does not include this capability.",
   forbidden: 'The principal is known but lacks the permission for this action.',
+  insufficient_scope: "The OAuth access token lacks the scope this call needs (named in details and in WWW-Authenticate).",
   not_found: 'The resource does not exist or the caller may not see it (the two look the same).',
   mapping_read_only: 'The mapping is read-only or pull-only; it accepts no writes.',
   mcp_changes_disabled: 'The owner has not switched on "Allow hosted MCP note changes" for this mapping.',

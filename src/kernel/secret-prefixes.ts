@@ -4,6 +4,10 @@
  */
 export const SECRET_PREFIXES = {
   personalAccessToken: 'kgp_',
+  oauthAccessToken: 'kgat_',
+  oauthRefreshToken: 'kgrt_',
+  authorizationCode: 'kgac_',
+  webSession: 'kgs_',
 } as const;
 
 const ANY_PREFIX = new RegExp(Object.values(SECRET_PREFIXES).join('|'), 'i');

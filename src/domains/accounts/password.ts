@@ -23,6 +23,20 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
+/**
+ * A well-formed hash that no password matches (its key is all zero bytes, which scrypt does not produce in
+ * practice), with the current parameters. Verifying against it costs what a real check costs, so a sign-in for an
+ * unknown address takes as long as one for a known address with a wrong password.
+ */
+export const UNMATCHABLE_PASSWORD_HASH = [
+  'scrypt',
+  PARAMS.N,
+  PARAMS.r,
+  PARAMS.p,
+  Buffer.alloc(16).toString('base64url'),
+  Buffer.alloc(KEY_LENGTH).toString('base64url'),
+].join('$');
+
 /** Checks a password against a stored hash in constant time; false for malformed hashes. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');

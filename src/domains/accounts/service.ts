@@ -3,7 +3,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { AccountStatus, Plan } from '../../kernel/principal.ts';
 import { AllowanceOverridesSchema, EmailSchema, type Account, type AllowanceOverrides } from './contract.ts';
-import { MIN_PASSWORD_LENGTH, hashPassword } from './password.ts';
+import { MIN_PASSWORD_LENGTH, UNMATCHABLE_PASSWORD_HASH, hashPassword, verifyPassword } from './password.ts';
 import * as store from './store.ts';
 
 /** Input of `ensureAccount`. */
@@ -23,6 +23,12 @@ export interface AccountsService {
   ensureAccount(input: EnsureAccountInput, sql?: Sql): Promise<{ account: Account; created: boolean }>;
   getAccount(id: string): Promise<Account>;
   findByEmail(email: string): Promise<Account | undefined>;
+  /**
+   * The account whose email and password these are, whatever its status (the caller decides what a suspended
+   * account may do); undefined when either is wrong. Takes as long for an unknown email or an account without a
+   * password as for a wrong password, so the answer time does not tell whether an account exists.
+   */
+  checkPassword(email: string, password: string): Promise<Account | undefined>;
   setStatus(id: string, status: AccountStatus): Promise<Account>;
   setPlan(id: string, plan: Plan): Promise<Account>;
   countAccounts(): Promise<number>;
@@ -83,6 +89,12 @@ export function createAccountsService(db: Database, hooks: AccountsHooks = {}): 
       return (await store.findAccountById(db, id)) ?? Promise.reject(notFound());
     },
     findByEmail: (email) => store.findAccountByEmail(db, email.trim()),
+    async checkPassword(email, password) {
+      const parsed = EmailSchema.safeParse(email);
+      const found = parsed.success ? await store.findCredentialsByEmail(db, parsed.data) : undefined;
+      const matches = await verifyPassword(password, found?.passwordHash ?? UNMATCHABLE_PASSWORD_HASH);
+      return matches && found?.passwordHash ? found.account : undefined;
+    },
     async setStatus(id, status) {
       return changed(id, (await store.updateAccount(db, id, { status })) ?? (await Promise.reject(notFound())));
     },

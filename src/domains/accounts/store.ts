@@ -48,6 +48,18 @@ export async function findAccountByEmail(sql: Sql, email: string): Promise<Accou
   return rows[0] && toAccount(rows[0]);
 }
 
+/** Finds an account by email, case-insensitively, with its password hash (null when it has no password). */
+export async function findCredentialsByEmail(
+  sql: Sql,
+  email: string,
+): Promise<{ account: Account; passwordHash: string | null } | undefined> {
+  const rows = await sql.query<AccountRow & { password_hash: string | null }>(
+    `SELECT ${COLUMNS}, password_hash FROM accounts WHERE email_key = $1`,
+    [email.toLowerCase()],
+  );
+  return rows[0] && { account: toAccount(rows[0]), passwordHash: rows[0].password_hash };
+}
+
 /** Finds an account by id. */
 export async function findAccountById(sql: Sql, id: string): Promise<Account | undefined> {
   const rows = await sql.query<AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE id = $1`, [id]);

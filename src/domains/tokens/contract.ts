@@ -38,4 +38,9 @@ export interface AuthenticatedPrincipal {
   plan: Plan;
   /** The plan's entitlements with the account's allowance overrides applied. */
   entitlements: Entitlements;
+  /**
+   * Present for an OAuth access token: its client, grant and scopes. Such a principal is valid only at the MCP
+   * resource, and only for what its scopes allow. Absent for a personal access token, which carries no scopes.
+   */
+  oauth?: { clientId: string; grantId: string; scopes: readonly string[] };
 }

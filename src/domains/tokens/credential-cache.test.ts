@@ -16,7 +16,7 @@ const row = (accountId: string, id = 'token'): TokenCredentialRow => ({
 
 describe('credential cache', () => {
   it('keeps nothing until a listening gateway enables it, and empties when disabled', () => {
-    const cache = createCredentialCache();
+    const cache = createCredentialCache<TokenCredentialRow>();
     cache.set('h', row('a'), cache.generation());
     expect(cache.get('h')).toBeUndefined();
     cache.setEnabled(true);
@@ -27,7 +27,7 @@ describe('credential cache', () => {
   });
 
   it('forgets every token of an account and no other', () => {
-    const cache = createCredentialCache();
+    const cache = createCredentialCache<TokenCredentialRow>();
     cache.setEnabled(true);
     cache.set('a1', row('a', '1'), cache.generation());
     cache.set('a2', row('a', '2'), cache.generation());
@@ -38,7 +38,7 @@ describe('credential cache', () => {
   });
 
   it('does not keep a row that was read before a change was announced', () => {
-    const cache = createCredentialCache();
+    const cache = createCredentialCache<TokenCredentialRow>();
     cache.setEnabled(true);
     const readStarted = cache.generation();
     cache.forgetAccount('a'); // the revocation commits while the read is in flight
@@ -48,7 +48,7 @@ describe('credential cache', () => {
 
   it('reads entries again after the maximum age, and stays within its size', () => {
     let now = 0;
-    const cache = createCredentialCache(() => now);
+    const cache = createCredentialCache<TokenCredentialRow>(() => now);
     cache.setEnabled(true);
     cache.set('h', row('a'), cache.generation());
     now += CREDENTIAL_CACHE_MAX_AGE_MS + 1;

@@ -1,5 +1,3 @@
-import type { TokenCredentialRow } from './store.ts';
-
 /**
  * Resolved credentials kept in memory, so that a request with a known token costs no database round trip.
  *
@@ -9,15 +7,20 @@ import type { TokenCredentialRow } from './store.ts';
  * missed (the listening connection is down) the cache is disabled and empty, and every request reads the
  * database as if there were no cache. Entries also expire, as a bound on any bug in that chain.
  */
-export interface CredentialCache {
-  get(tokenHash: string): TokenCredentialRow | undefined;
+export interface CredentialCache<R extends CachedCredential = CachedCredential> {
+  get(tokenHash: string): R | undefined;
   /** A stamp to take before reading the database; `set` ignores a row read before a later forget. */
   generation(): number;
-  set(tokenHash: string, row: TokenCredentialRow, generation: number): void;
+  set(tokenHash: string, row: R, generation: number): void;
   /** Drops every entry of an account: its tokens, status, plan or allowances changed. */
   forgetAccount(accountId: string): void;
   /** Enabled: entries are kept. Disabling also empties it. */
   setEnabled(enabled: boolean): void;
+}
+
+/** What every cached credential row has: the account whose changes make it stale. */
+export interface CachedCredential {
+  account_id: string;
 }
 
 /** Entries older than this are read again from the database, whatever the notifications said. */
@@ -26,8 +29,10 @@ export const CREDENTIAL_CACHE_MAX_AGE_MS = 60_000;
 export const CREDENTIAL_CACHE_MAX_ENTRIES = 10_000;
 
 /** A cache that starts disabled: a process that does not listen for notifications (the CLI) never caches. */
-export function createCredentialCache(now: () => number = () => performance.now()): CredentialCache {
-  const entries = new Map<string, { row: TokenCredentialRow; at: number }>();
+export function createCredentialCache<R extends CachedCredential = CachedCredential>(
+  now: () => number = () => performance.now(),
+): CredentialCache<R> {
+  const entries = new Map<string, { row: R; at: number }>();
   let enabled = false;
   // Bumped by every forget: a row read from the database before a change committed must not be cached after it.
   let generation = 0;

@@ -5,4 +5,5 @@ export { createTokensService } from './service.ts';
 export type { IssueTokenInput, TokensService } from './service.ts';
 export { TOKEN_PREFIX, isWellFormedToken } from './token-format.ts';
 export { createCredentialCache } from './credential-cache.ts';
-export type { CredentialCache } from './credential-cache.ts';
+export type { CachedCredential, CredentialCache } from './credential-cache.ts';
+export type { TokenCredentialRow } from './store.ts';

@@ -8,6 +8,7 @@ import { entitlementsOf } from '../accounts/index.ts';
 import type { CredentialCache } from './credential-cache.ts';
 import { createCredentialCache } from './credential-cache.ts';
 import * as store from './store.ts';
+import type { TokenCredentialRow } from './store.ts';
 import { TOKEN_PREFIX, generateToken, isWellFormedToken, lastFourOf } from './token-format.ts';
 
 // Writing last_used_at on every request would turn each read into a write; a minute's precision is enough.
@@ -48,7 +49,7 @@ function validName(name: string): string {
 }
 
 /** Builds the tokens service. */
-export function createTokensService(db: Database, clock: Clock, cache: CredentialCache = createCredentialCache()): TokensService {
+export function createTokensService(db: Database, clock: Clock, cache: CredentialCache<TokenCredentialRow> = createCredentialCache()): TokensService {
   const invalidToken = () => new KgateError('unauthenticated', 'The access token is invalid, expired or revoked.');
   const unknownToken = () => new KgateError('not_found', 'The token does not exist.');
 

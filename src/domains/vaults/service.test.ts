@@ -90,4 +90,32 @@ describe('vaults, mappings and workspace roles', () => {
     await db.query('DELETE FROM workspace_members WHERE workspace_id = $1 AND account_id = $2', [owner.workspaceId, member.accountId]);
     await expect(services.vaults.resolveMapping(member.accountId, owner.mapping.id, 'read')).rejects.toMatchObject({ code: 'not_found' });
   });
+
+  it("only a mapping's owner switches hosted MCP note changes; others see not_found and change nothing", async () => {
+    const mapping = await services.vaults.createHostedVault({
+      accountId: owner.accountId,
+      plan: 'developer',
+      workspaceId: owner.workspaceId,
+      name: 'Switchable',
+    });
+    expect((await services.vaults.setMcpNoteChanges(owner.accountId, mapping.id, true)).allowMcpNoteChanges).toBe(true);
+    expect((await services.vaults.resolveMapping(owner.accountId, mapping.id, 'read')).allowMcpNoteChanges).toBe(true);
+
+    const admin = await createOwner(services, 'switch-admin');
+    await services.workspaces.setMemberRole(owner.workspaceId, admin.accountId, 'admin');
+    const outsider = await createOwner(services, 'switch-outsider');
+    for (const [accountId, id] of [
+      [admin.accountId, mapping.id],
+      [outsider.accountId, mapping.id],
+      [owner.accountId, '00000000-0000-7000-8000-000000000000'],
+      [owner.accountId, 'not-a-uuid'],
+    ] as const) {
+      await expect(services.vaults.setMcpNoteChanges(accountId, id, false)).rejects.toMatchObject({
+        code: 'not_found',
+        message: 'The mapping does not exist.',
+      });
+    }
+    expect((await services.vaults.findMappingAsOperator(mapping.id)).allowMcpNoteChanges).toBe(true);
+    expect((await services.vaults.setMcpNoteChanges(owner.accountId, mapping.id, false)).allowMcpNoteChanges).toBe(false);
+  });
 });

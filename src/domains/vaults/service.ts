@@ -35,6 +35,11 @@ export interface VaultsService {
   findMappingAsOperator(mappingId: string): Promise<Mapping>;
   /** Changes a mapping's flags (operator only: `kgate admin mapping`; the owner's settings page later). */
   updateMappingFlags(mappingId: string, flags: MappingFlags): Promise<Mapping>;
+  /**
+   * The owner's "Allow hosted MCP note changes" switch of one mapping (spec 3.1). Only the mapping's owner may
+   * change it; for anyone else, and for unknown or malformed ids, the same `not_found`.
+   */
+  setMcpNoteChanges(accountId: string, mappingId: string, on: boolean): Promise<Mapping>;
   /** Like `resolveMapping`, for operations that only hosted vaults support. */
   resolveHostedMapping(accountId: string, mappingId: string, access: MappingAccess, sql?: Sql): Promise<HostedMapping>;
   /**
@@ -112,6 +117,13 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService)
     async updateMappingFlags(mappingId, flags) {
       if (!isUuid(mappingId) || !(await store.updateMappingFlags(db, mappingId, flags))) throw unknownMapping();
       return (await store.findMapping(db, mappingId))!;
+    },
+    async setMcpNoteChanges(accountId, mappingId, on) {
+      const mapping = isUuid(mappingId) ? await store.findMapping(db, mappingId) : undefined;
+      // Workspace admins manage vaults, but this switch is the owner's own decision (spec 3.1).
+      if (!mapping || mapping.ownerAccountId !== accountId) throw unknownMapping();
+      if (!(await store.updateMappingFlags(db, mappingId, { allowMcpNoteChanges: on }))) throw unknownMapping();
+      return (await store.findMapping(db, mappingId)) ?? Promise.reject(unknownMapping());
     },
     async resolveHostedMapping(accountId, mappingId, access, sql = db) {
       return (await resolveHosted(accountId, mappingId, access, sql)).mapping;

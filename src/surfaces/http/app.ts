@@ -7,6 +7,11 @@ import type { TokensService } from '../../domains/tokens/index.ts';
 import { developerApi } from '../rest/dev-api.ts';
 import { mcpGateway } from '../mcp/transport.ts';
 import type { VaultsService } from '../../domains/vaults/index.ts';
+import type { AccountsService } from '../../domains/accounts/index.ts';
+import type { OAuthService } from '../../domains/oauth/index.ts';
+import type { SessionsService } from '../../domains/sessions/index.ts';
+import { oauthRoutes } from '../oauth/routes.ts';
+import { webPages } from '../web/index.ts';
 import type { RestDependencies } from '../rest/handler.ts';
 import { accountRoutes } from './account-routes.ts';
 import { bearerChallenge } from './auth.ts';
@@ -25,6 +30,9 @@ export interface HttpDependencies extends RestDependencies {
   /** Public base URL, or '' to publish relative URLs (when the port is only known after binding). */
   baseUrl: string;
   vaults: VaultsService;
+  accounts: AccountsService;
+  sessions: SessionsService;
+  oauth: OAuthService;
 }
 
 /** The path of the hosted MCP gateway (spec 4.1). */
@@ -55,6 +63,8 @@ export function createHttpApp(deps: HttpDependencies): Hono<HttpEnv> {
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(deps.tokens));
   app.route('/api/dev', developerApi(deps));
+  app.route('/', oauthRoutes(deps.oauth));
+  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
+import { isOAuthAccessToken } from '../../domains/oauth/index.ts';
 import type { HttpEnv } from './context.ts';
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
@@ -34,7 +35,12 @@ export function bearerTokenOf(header: string | undefined): string {
  */
 export function requireBearer(tokens: TokensService): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
-    c.set('principal', await tokens.authenticate(bearerToken(c)));
+    const bearer = bearerToken(c);
+    // Spec 5 rule 1: OAuth tokens are bound to the MCP resource and never authenticate anything else.
+    if (isOAuthAccessToken(bearer)) {
+      throw new KgateError('unauthenticated', 'OAuth access tokens are valid only at the MCP gateway (/api/mcp); use a personal access token here.');
+    }
+    c.set('principal', await tokens.authenticate(bearer));
     await next();
   };
 }

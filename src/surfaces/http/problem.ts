@@ -12,6 +12,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   account_inactive: 403,
   plan_required: 403,
   forbidden: 403,
+  insufficient_scope: 403,
   not_found: 404,
   mapping_read_only: 403,
   mcp_changes_disabled: 403,

@@ -114,6 +114,16 @@ async function callTool(params: Record<string, unknown>, ctx: ToolContext) {
 }
 
 /**
+ * The OAuth scope a request needs beyond connecting (every OAuth token has mcp:read or mcp:write): a tool call
+ * needs its tool's scope; protocol methods and unknown tools need none more.
+ */
+export function requiredScope(method: string, params: Record<string, unknown> | undefined): McpTool['scope'] | undefined {
+  if (method !== 'tools/call') return undefined;
+  const name = params?.name;
+  return typeof name === 'string' ? TOOLS_BY_NAME.get(name)?.scope : undefined;
+}
+
+/**
  * Answers one JSON-RPC request whose method is in KNOWN_METHODS. Protocol failures throw JsonRpcError; tool
  * failures are results with `isError` and the same stable code as REST in `structuredContent`.
  */

@@ -28,6 +28,7 @@ const translateCanvas: McpTool = {
     truncated: z.boolean().describe('Always false: a canvas over the limit is refused, never cut'),
   }),
   annotations: READ_ONLY,
+  scope: 'mcp:read',
   run(_ctx, args) {
     // Pure and bounded: no vault is read, so no mapping is resolved.
     const { canvas } = args as { canvas: unknown };
@@ -62,6 +63,7 @@ const getVaultSchema: McpTool = {
     parseErrorCount: z.number().int(),
   }),
   annotations: READ_ONLY,
+  scope: 'mcp:read',
   async run(ctx, args) {
     const { mappingId } = args as { mappingId: string };
     const scan = await ctx.services.notes.scanFrontmatter(ctx.principal.actor, mappingId, MAX_FRONTMATTER_SCAN);

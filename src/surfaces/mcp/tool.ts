@@ -26,6 +26,8 @@ export interface McpTool {
   input: z.ZodObject;
   output: z.ZodObject;
   annotations: ToolAnnotations;
+  /** The OAuth scope a token needs to call it (spec 5): reading tools `mcp:read`, previews and writes `mcp:write`. */
+  scope: 'mcp:read' | 'mcp:write';
   /** Runs with arguments already validated against `input`. */
   run(ctx: ToolContext, args: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
@@ -49,6 +51,7 @@ export function readOperationTool<I extends z.ZodObject, O extends z.ZodObject>(
     input: operation.input.strict(),
     output: operation.output,
     annotations: READ_ONLY_TOOL,
+    scope: 'mcp:read',
     async run(ctx, args) {
       return (await operation.run(ctx, args as z.output<I>));
     },

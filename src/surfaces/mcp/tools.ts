@@ -30,6 +30,7 @@ const listVaults: McpTool = {
     truncated: z.boolean(),
   }),
   annotations: READ_ONLY_TOOL,
+  scope: 'mcp:read',
   async run(ctx) {
     const mappings = await ctx.services.vaults.listOwnedMappings(ctx.principal.accountId);
     return {
@@ -66,6 +67,7 @@ const getNoteContent: McpTool = {
     truncated: z.boolean(),
   }),
   annotations: READ_ONLY_TOOL,
+  scope: 'mcp:read',
   async run(ctx, args) {
     const input = args as { mappingId: string; path: string; maxChars?: number };
     const note = await readNote.run(ctx, { mappingId: input.mappingId, path: input.path });

@@ -2,18 +2,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { KgateError } from '../../kernel/errors.ts';
 import type { AuthenticatedPrincipal, TokensService } from '../../domains/tokens/index.ts';
+import { isOAuthAccessToken, type OAuthService } from '../../domains/oauth/index.ts';
 import type { UsageService } from '../../domains/usage/index.ts';
 import type { Logger } from '../../logger.ts';
 import { bearerChallenge, bearerTokenOf } from '../http/auth.ts';
 import { type NodeHandler, logRequest, readBody, requestIdOf, send } from '../http/node-exchange.ts';
 import { HTTP_STATUS } from '../http/problem.ts';
-import { JSONRPC, JsonRpcError, KNOWN_METHODS, PreserializedResult, discoveryDocument, dispatch } from './dispatcher.ts';
+import { JSONRPC, JsonRpcError, KNOWN_METHODS, PreserializedResult, discoveryDocument, dispatch, requiredScope } from './dispatcher.ts';
 import { BATCH_VERSION, DEFAULT_HEADER_VERSION, PROTOCOL_VERSIONS } from './protocol.ts';
 import type { ToolContext } from './tool.ts';
 
 /** What the MCP gateway needs. */
 export interface McpDependencies {
   tokens: TokensService;
+  /** Resolves OAuth access tokens (audience-bound to this resource); personal access tokens go to `tokens`. */
+  oauth: Pick<OAuthService, 'authenticateAccessToken'>;
   usage: UsageService;
   services: ToolContext['services'];
   version: string;
@@ -103,7 +106,8 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
   async function post(req: IncomingMessage): Promise<Outcome> {
     let principal: AuthenticatedPrincipal;
     try {
-      principal = await deps.tokens.authenticate(bearerTokenOf(header(req, 'authorization')));
+      const bearer = bearerTokenOf(header(req, 'authorization'));
+      principal = await (isOAuthAccessToken(bearer) ? deps.oauth.authenticateAccessToken(bearer) : deps.tokens.authenticate(bearer));
     } catch (error) {
       if (error instanceof KgateError && error.code === 'unauthenticated') {
         const challenge = bearerChallenge(req.headers.authorization !== undefined, { resource_metadata: resourceMetadata });
@@ -166,6 +170,21 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
       if (message.method === undefined || message.id === undefined) continue; // notifications and responses: 202
       if (!KNOWN_METHODS.has(message.method)) {
         replies.push(rpcError(message.id, JSONRPC.methodNotFound, `Method not found: ${message.method}`));
+        continue;
+      }
+      // An OAuth token calls only what its scopes allow (spec 5). Like other authorization rejections this happens
+      // before the allowance is touched, and the challenge tells the client which scope to ask for (step-up).
+      const scope = requiredScope(message.method, message.params);
+      if (scope && principal.oauth && !principal.oauth.scopes.includes(scope)) {
+        const description = `This tool needs the ${scope} scope, which the access token was not granted.`;
+        headers['WWW-Authenticate'] = bearerChallenge(false, {
+          error: 'insufficient_scope',
+          scope,
+          resource_metadata: resourceMetadata,
+          error_description: description,
+        });
+        if (!Array.isArray(body)) status = 403;
+        replies.push(rpcError(message.id, JSONRPC.invalidRequest, description, { code: 'insufficient_scope', scope }));
         continue;
       }
       try {

@@ -106,6 +106,7 @@ export const WRITE_TOOLS: readonly McpTool[] = [
     input: z.object({ mappingId: MappingIdSchema, notes: notes(WriteEntry) }),
     output: TransactionResultSchema,
     annotations: PREVIEW,
+    scope: 'mcp:write',
     async run(ctx, args) {
       const input = args as { mappingId: string; notes: z.output<typeof WriteEntry>[] };
       return run(ctx, input.mappingId, true, input.notes.map((n) => ({ type: 'write-note' as const, ...n })));
@@ -119,6 +120,7 @@ export const WRITE_TOOLS: readonly McpTool[] = [
     input: z.object({ mappingId: MappingIdSchema, notes: notes(WriteEntry), idempotencyKey: IdempotencyKey }).strict(),
     output: Result,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    scope: 'mcp:write',
     run: (ctx, args) => {
       const { idempotencyKey, ...input } = args as { idempotencyKey: string };
       return applyWithKey(ctx, applyWritesOperation, { ...input, dryRun: false }, idempotencyKey);
@@ -131,6 +133,7 @@ export const WRITE_TOOLS: readonly McpTool[] = [
     input: z.object({ mappingId: MappingIdSchema, notes: notes(DeletePreviewEntry) }),
     output: TransactionResultSchema,
     annotations: PREVIEW,
+    scope: 'mcp:write',
     async run(ctx, args) {
       const input = args as { mappingId: string; notes: z.output<typeof DeletePreviewEntry>[] };
       return run(ctx, input.mappingId, true, input.notes.map((n) => ({ type: 'delete-note' as const, ...n })));
@@ -143,6 +146,7 @@ export const WRITE_TOOLS: readonly McpTool[] = [
     input: z.object({ mappingId: MappingIdSchema, notes: notes(DeleteEntry), idempotencyKey: IdempotencyKey }).strict(),
     output: Result,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    scope: 'mcp:write',
     run: (ctx, args) => {
       const { idempotencyKey, ...input } = args as { idempotencyKey: string };
       return applyWithKey(ctx, applyDeletionsOperation, { ...input, dryRun: false }, idempotencyKey);
@@ -156,6 +160,7 @@ export const WRITE_TOOLS: readonly McpTool[] = [
     input: createOrAppendOperation.input.extend({ idempotencyKey: IdempotencyKey.optional() }).strict(),
     output: Result,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    scope: 'mcp:write',
     run: (ctx, args) => {
       const { idempotencyKey, ...input } = args as { idempotencyKey?: string; dryRun: boolean };
       return applyWithKey(ctx, createOrAppendOperation, input, idempotencyKey);

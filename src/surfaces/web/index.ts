@@ -1,0 +1,38 @@
+import { Hono } from 'hono';
+import type { AccountsService } from '../../domains/accounts/index.ts';
+import type { OAuthService } from '../../domains/oauth/index.ts';
+import type { SessionsService } from '../../domains/sessions/index.ts';
+import type { TokensService } from '../../domains/tokens/index.ts';
+import type { VaultsService } from '../../domains/vaults/index.ts';
+import type { HttpEnv } from '../http/context.ts';
+import { accountPages } from './account-pages.ts';
+import { consentPages } from './consent-pages.ts';
+import { signInPages } from './signin-pages.ts';
+import { tokenPages } from './token-pages.ts';
+import { vaultPages } from './vault-pages.ts';
+
+/** What the server-rendered pages need. */
+export interface WebDependencies {
+  /** Public base URL, e.g. `http://localhost:8787` (https in production): cookie names, Secure and Origin checks. */
+  baseUrl: () => string;
+  sessions: SessionsService;
+  accounts: AccountsService;
+  tokens: TokensService;
+  vaults: VaultsService;
+  oauth: OAuthService;
+}
+
+/**
+ * Every server-rendered page: sign-in and sign-out, the OAuth consent page, and the account pages (connected
+ * applications, access tokens, vaults). Plain HTML forms, no script. Mounted at `/`; each route is an exact path,
+ * and no middleware is registered for `*` (it would run for every other route of the app too).
+ */
+export function webPages(deps: WebDependencies): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  app.route('/', signInPages(deps));
+  app.route('/', consentPages(deps));
+  app.route('/', accountPages(deps));
+  app.route('/', tokenPages(deps));
+  app.route('/', vaultPages(deps));
+  return app;
+}
