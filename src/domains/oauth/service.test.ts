@@ -168,4 +168,16 @@ describe('the OAuth service', () => {
     // The refresh token lives 30 days: still usable after the purge.
     expect((await refresh(clientId, tokens.refresh_token!)).access_token).toMatch(/^kgat_/);
   });
+
+  it('issues no tokens for a code while the account is suspended, and leaves the code usable', async () => {
+    const clientId = await registered();
+    const { code, verifier } = await codeFor(clientId);
+    await env.services.accounts.setStatus(env.owner.accountId, 'suspended');
+    try {
+      expect(await oauthErrorOf(exchangeCode(clientId, code, verifier))).toBe('invalid_grant');
+    } finally {
+      await env.services.accounts.setStatus(env.owner.accountId, 'active');
+    }
+    expect((await exchangeCode(clientId, code, verifier)).access_token).toMatch(/^kgat_/);
+  });
 });

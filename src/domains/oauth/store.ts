@@ -83,6 +83,7 @@ export interface CodeRow {
   scopes: OAuthScope[];
   resource: string;
   grant_revoked_at: Date | null;
+  status: AccountStatus;
   [key: string]: unknown;
 }
 
@@ -90,8 +91,8 @@ export interface CodeRow {
 export async function findCode(sql: Sql, codeHash: string): Promise<CodeRow | undefined> {
   const rows = await sql.query<CodeRow>(
     `SELECT c.code_hash, c.grant_id, c.client_id, c.redirect_uri, c.code_challenge, c.expires_at, c.consumed_at,
-            g.account_id, g.scopes, g.resource, g.revoked_at AS grant_revoked_at
-       FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id
+            g.account_id, g.scopes, g.resource, g.revoked_at AS grant_revoked_at, a.status
+       FROM oauth_codes c JOIN oauth_grants g ON g.id = c.grant_id JOIN accounts a ON a.id = g.account_id
       WHERE c.code_hash = $1`,
     [codeHash],
   );

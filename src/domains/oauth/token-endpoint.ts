@@ -80,6 +80,7 @@ export function createTokenEndpoint(
       if (row.consumed_at) return 'replayed';
       if (row.expires_at <= now) throw invalidGrant('The authorization code has expired.');
       if (row.grant_revoked_at) throw invalidGrant('The authorization was revoked.');
+      if (row.status !== 'active') throw invalidGrant('The account is suspended.');
       if (form.get('redirect_uri') !== row.redirect_uri) throw invalidGrant('redirect_uri must equal the one of the authorization request.');
       if (!verifierMatches(form.get('code_verifier') ?? '', row.code_challenge)) throw invalidGrant('The PKCE code_verifier does not match.');
       checkResource(form, row.resource);
