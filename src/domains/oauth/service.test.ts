@@ -167,6 +167,12 @@ describe('the OAuth service', () => {
     expect(await oauthErrorOf(exchangeCode(clientId, unused.code, unused.verifier))).toBe('invalid_grant');
     // The refresh token lives 30 days: still usable after the purge.
     expect((await refresh(clientId, tokens.refresh_token!)).access_token).toMatch(/^kgat_/);
+    // A registration that never led to a grant goes after 30 days; one with a grant stays.
+    const idle = await registered();
+    clock.at += 31 * 24 * 60 * 60_000;
+    await oauth.purgeExpired();
+    const clients = await env.db.query<{ client_id: string }>('SELECT client_id FROM oauth_clients WHERE client_id = ANY($1)', [[idle, clientId]]);
+    expect(clients.map((row) => row.client_id)).toEqual([clientId]);
   });
 
   it('issues no tokens for a code while the account is suspended, and leaves the code usable', async () => {

@@ -244,13 +244,21 @@ export async function revokeClientGrants(sql: Sql, accountId: string, clientId: 
 }
 
 /**
- * Deletes what can no longer be used: codes and tokens expired more than a day ago, and approvals whose code was
- * never exchanged. Revoked grants stay, as the record of what was withdrawn and why.
+ * Deletes what can no longer be used: codes and tokens expired more than a day ago, approvals whose code was
+ * never exchanged, and clients that got no grant within 30 days of registering (registration is open to anyone,
+ * so unused registrations must not pile up; a client that comes back later registers again). Revoked grants
+ * stay, as the record of what was withdrawn and why.
  */
 export async function purgeExpired(sql: Sql, now: Date): Promise<number> {
   const dayAgo = new Date(now.getTime() - 24 * 60 * 60_000);
   const codes = await sql.query('DELETE FROM oauth_codes WHERE expires_at < $1 RETURNING 1', [dayAgo]);
   const tokens = await sql.query('DELETE FROM oauth_tokens WHERE expires_at < $1 RETURNING 1', [dayAgo]);
   const grants = await sql.query('DELETE FROM oauth_grants WHERE activated_at IS NULL AND created_at < $1 RETURNING 1', [dayAgo]);
-  return codes.length + tokens.length + grants.length;
+  const monthAgo = new Date(now.getTime() - 30 * 24 * 60 * 60_000);
+  const clients = await sql.query(
+    `DELETE FROM oauth_clients c WHERE c.updated_at < $1
+        AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.client_id) RETURNING 1`,
+    [monthAgo],
+  );
+  return codes.length + tokens.length + grants.length + clients.length;
 }
