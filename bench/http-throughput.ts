@@ -27,12 +27,12 @@ import {
   type Bootstrapped,
   type EngineName,
 } from './http/installation.ts';
-import { measureScenario, type LoadOptions, type Measurement } from './http/load.ts';
+import { measureScenario, standardLoad, type LoadOptions, type Measurement } from './http/load.ts';
 import { httpThroughputReport } from './http/report.ts';
 import { measureReservations, type ReservationRates } from './http/reservations.ts';
 import { measureRoundTrips, type RoundTrips } from './http/round-trips.ts';
 import { APPLY_FOLDER_PREFIX, scenarios, seedNotes, TRANSACTION_ACTIONS, type Scenario, type Target } from './http/scenarios.ts';
-import type { Benchmark, BenchmarkReport } from './support/benchmark.ts';
+import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { describePglite } from './support/pglite-version.ts';
 import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
 
@@ -224,10 +224,10 @@ export async function measureHttpThroughput(options: HttpThroughputOptions): Pro
   return result;
 }
 
-/** The HTTP throughput benchmark as `bench/run.ts` runs it: 50 connections, 3 s warm-up, 10 s per row. */
+/** The HTTP throughput benchmark as `bench/run.ts` runs it: 50 connections, 3 s warm-up, 10 s per row (or `--duration`). */
 export const httpThroughput: Benchmark = {
   title: 'HTTP throughput',
-  async run(): Promise<BenchmarkReport> {
-    return httpThroughputReport(await measureHttpThroughput({ connections: 50, warmupSeconds: 3, seconds: 10 }));
+  async run(options: BenchmarkOptions): Promise<BenchmarkReport> {
+    return httpThroughputReport(await measureHttpThroughput(standardLoad(options.duration)));
   },
 };

@@ -2,19 +2,27 @@
  * MCP throughput: requests per second and latency of the real `kgate serve`'s MCP gateway (`POST /api/mcp`) under
  * 50 concurrent connections, on embedded PGlite and on server PostgreSQL, for `tools/list` and for a `tools/call` of
  * `get_note_content`, beside the hello-world route (`GET /healthz`) of the same server measured in the same run.
+ * The `tools/call` is measured twice: with the owner's personal access token (`kgp_…`, as scripts and agents send
+ * it; `tools/list` uses it too), and with an OAuth access token (`kgat_…`, as interactive MCP clients send it),
+ * which the benchmark obtains through the real authorization code flow (`mcp/oauth-access-token.ts`). Both are
+ * resolved through the same in-memory credential cache, so they should cost the same: the report gives the OAuth
+ * rate divided by the personal-token rate, per database.
  * In the same run it measures the approach kgate's gateway replaces: the MCP SDK's stateless pattern, a new
  * `McpServer` and `StreamableHTTPServerTransport` per request (`mcp/sdk-per-request-server.ts`, a child process),
  * answering `tools/list` twice over: registering one tool (with its hello-world beside it), and registering kgate's
  * whole tool set (`--kgate-tools`), so that it lists what kgate lists. The report gives kgate's `tools/list` rate
  * divided by each of theirs, per database (the target: 10 or more).
  *
- * Per database: a fresh installation set up with `kgate admin bootstrap --json`, the owner's MCP allowances raised
- * to 10^9 with `kgate admin account --mcp-per-minute --mcp-per-month` (before the server starts: PGlite allows one
- * process per data directory), `kgate serve` as a child process, then each scenario warmed up and measured with
- * autocannon (`http/load.ts`). Every response body is checked; any error, non-2xx answer, wrong body, or server log
- * line at warn or above (or, for the SDK servers, anything on stderr) fails the benchmark.
+ * Per database: a fresh installation set up with `kgate admin bootstrap --json --password-stdin` (a random password,
+ * so that the owner can sign in and approve the OAuth client), the owner's MCP allowances raised to 10^9 with
+ * `kgate admin account --mcp-per-minute --mcp-per-month` (before the server starts: PGlite allows one process per
+ * data directory), `kgate serve` as a child process, the OAuth access token obtained from it, then each scenario
+ * warmed up and measured with autocannon (`http/load.ts`). Every response body is checked; any error, non-2xx
+ * answer, wrong body, failed step of the OAuth flow, or server log line at warn or above (or, for the SDK servers,
+ * anything on stderr) fails the benchmark.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -23,9 +31,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_OWNER_EMAIL } from '../src/domains/onboarding/index.ts';
 import { bootstrapInstallation, openInstallation, readLogEntries, runKgate, startServer, type EngineName } from './http/installation.ts';
-import { measureScenario, type LoadOptions, type LoadScenario, type Measurement, type ServerHooks } from './http/load.ts';
+import { measureScenario, standardLoad, type LoadOptions, type LoadScenario, type Measurement, type ServerHooks } from './http/load.ts';
 import { READ_NOTE_PATH } from './http/scenarios.ts';
-import type { Benchmark, BenchmarkReport } from './support/benchmark.ts';
+import { oauthAccessToken } from './mcp/oauth-access-token.ts';
+import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count, fixed } from './support/format.ts';
 import { describePglite } from './support/pglite-version.ts';
 import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
@@ -38,12 +47,13 @@ const MCP_ALLOWANCE = 1_000_000_000;
 /** The protocol revision every request names. */
 const PROTOCOL_VERSION = '2025-11-25';
 
-type Key = 'hello' | 'toolsList' | 'toolsCall' | 'sdkHello' | 'sdkToolsList' | 'sdkKgateToolsList';
+type Key = 'hello' | 'toolsList' | 'toolsCall' | 'oauthToolsCall' | 'sdkHello' | 'sdkToolsList' | 'sdkKgateToolsList';
 
 const ROUTE_NAMES: Record<Key, string> = {
   hello: 'kgate hello-world: `GET /healthz`',
   toolsList: 'kgate MCP `tools/list`: `POST /api/mcp`',
-  toolsCall: `kgate MCP \`tools/call\` \`get_note_content\` (\`${READ_NOTE_PATH}\`): \`POST /api/mcp\``,
+  toolsCall: `kgate MCP \`tools/call\` \`get_note_content\` (\`${READ_NOTE_PATH}\`), personal access token: \`POST /api/mcp\``,
+  oauthToolsCall: `kgate MCP \`tools/call\` \`get_note_content\` (\`${READ_NOTE_PATH}\`), OAuth access token: \`POST /api/mcp\``,
   sdkHello: 'SDK server per request, hello-world: `GET /healthz`',
   sdkToolsList: 'SDK server per request with one tool, MCP `tools/list`: `POST /mcp`',
   sdkKgateToolsList: "SDK server per request with kgate's tool set, MCP `tools/list`: `POST /mcp`",
@@ -109,7 +119,30 @@ function verifyToolsList(body: string): boolean {
   return body.includes('"result":{"tools":[') && body.includes('"name":"get_note_content"') && !body.includes('"error":{"code"');
 }
 
-function kgateScenarios(token: string, mappingId: string): Array<LoadScenario<Key>> {
+/** A `get_note_content` answer: a result (not a JSON-RPC error), not a tool error, with the note's structured content. */
+function verifyNoteContent(body: string): boolean {
+  return (
+    body.includes('"result":{') &&
+    !body.includes('"isError"') &&
+    !body.includes('"error":{"code"') &&
+    body.includes(`"structuredContent":{"path":${JSON.stringify(READ_NOTE_PATH)}`) &&
+    body.includes('"contentHash":"sha256:')
+  );
+}
+
+/** The bearer tokens kgate's rows authenticate with. */
+interface KgateTokens {
+  /** The owner's personal access token (`kgp_…`), from `kgate admin bootstrap`. */
+  personal: string;
+  /** An OAuth access token (`kgat_…`) of the same owner, from the authorization code flow. */
+  oauth: string;
+}
+
+/**
+ * kgate's rows. The two `tools/call` rows send the same body and differ only in the bearer token; the OAuth row runs
+ * right after the personal-token one, on the same server warmed up by the rows before them.
+ */
+function kgateScenarios(tokens: KgateTokens, mappingId: string): Array<LoadScenario<Key>> {
   const call = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -126,20 +159,20 @@ function kgateScenarios(token: string, mappingId: string): Array<LoadScenario<Ke
     {
       key: 'toolsList',
       label: ROUTE_NAMES.toolsList,
-      options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(token), body: TOOLS_LIST_BODY },
+      options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(tokens.personal), body: TOOLS_LIST_BODY },
       verify: verifyToolsList,
     },
     {
       key: 'toolsCall',
       label: ROUTE_NAMES.toolsCall,
-      options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(token), body: call },
-      // A result (not a JSON-RPC error), not a tool error, with the note's structured content.
-      verify: (body) =>
-        body.includes('"result":{') &&
-        !body.includes('"isError"') &&
-        !body.includes('"error":{"code"') &&
-        body.includes(`"structuredContent":{"path":${JSON.stringify(READ_NOTE_PATH)}`) &&
-        body.includes('"contentHash":"sha256:'),
+      options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(tokens.personal), body: call },
+      verify: verifyNoteContent,
+    },
+    {
+      key: 'oauthToolsCall',
+      label: ROUTE_NAMES.oauthToolsCall,
+      options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(tokens.oauth), body: call },
+      verify: verifyNoteContent,
     },
   ];
 }
@@ -232,7 +265,9 @@ async function runEngine(
   log: (line: string) => void,
   failures: string[],
 ): Promise<McpRun> {
-  const boot = await bootstrapInstallation(env);
+  // Only for this run's owner, who signs in once to approve the benchmark's OAuth client.
+  const password = randomBytes(18).toString('base64url');
+  const boot = await bootstrapInstallation(env, { password });
   await runKgate(
     ['admin', 'account', '--email', DEFAULT_OWNER_EMAIL, '--mcp-per-minute', String(MCP_ALLOWANCE), '--mcp-per-month', String(MCP_ALLOWANCE)],
     env,
@@ -249,10 +284,13 @@ async function runEngine(
   const logFile = join(root, `${engine}-mcp-serve.log`);
   const server = await startServer(env, logFile);
   log(`  ${engine}: kgate serve (pid ${server.pid}) at ${server.url}, ${boot.seeded} demo notes`);
-  const scenarios = kgateScenarios(boot.token, boot.mappingId);
   let measurements: Array<Measurement<Key>>;
   let listBytes: number | undefined;
   try {
+    // Through the running server, as a person approving an MCP client would: the token is then as any client's.
+    const oauth = await oauthAccessToken(server.url, { email: DEFAULT_OWNER_EMAIL, password });
+    log(`  ${engine}: OAuth access token for ${oauth.resource} (client ${oauth.clientId}, scope "${oauth.scope}")`);
+    const scenarios = kgateScenarios({ personal: boot.token, oauth: oauth.accessToken }, boot.mappingId);
     listBytes = await toolsListBytes(engine, server.url, scenarios, failures);
     measurements = await measureAll(engine, server.url, scenarios, options, server, log, failures);
   } finally {
@@ -459,6 +497,30 @@ function againstServerPerRequest(runs: readonly McpRun[]): string | undefined {
   );
 }
 
+/**
+ * The "**OAuth access tokens.**" paragraph: per database, the OAuth `tools/call` rate divided by the personal-token
+ * `tools/call` rate (1.00: the same cost); undefined when no database has both rows.
+ */
+function oauthAgainstPersonal(runs: readonly McpRun[]): string | undefined {
+  const parts: string[] = [];
+  for (const run of runs) {
+    const personal = find(run, 'toolsCall');
+    const oauth = find(run, 'oauthToolsCall');
+    if (isSdkRun(run) || !personal || !oauth) continue;
+    parts.push(
+      `${fixed(oauth.requestsPerSecond / personal.requestsPerSecond, 2)} on ${run.name} (${rate(oauth)} ÷ ${rate(personal)} requests/s; ` +
+        `p99 ${ms(oauth.p99Ms)} ms against ${ms(personal.p99Ms)} ms; server CPU per request ${cpuPerRequest(oauth)} ms against ` +
+        `${cpuPerRequest(personal)} ms)`,
+    );
+  }
+  if (parts.length === 0) return undefined;
+  return (
+    '**OAuth access tokens.** The same `tools/call` authenticated with an OAuth access token instead of a personal access token ' +
+    '(both resolved through the in-memory credential cache). OAuth `tools/call` rate ÷ personal-token `tools/call` rate: ' +
+    `${parts.join(' and ')}. The two rows are measured one after the other on the same server, the personal token first.`
+  );
+}
+
 /** Builds the report. */
 export function mcpThroughputReport(result: McpThroughputResult): BenchmarkReport {
   const { connections, warmupSeconds, seconds } = result.options;
@@ -470,7 +532,8 @@ export function mcpThroughputReport(result: McpThroughputResult): BenchmarkRepor
   const engines = result.runs.filter((r) => !isSdkRun(r));
   const details = [
     `- Server: the real \`kgate serve\` as a child process (PORT=0, 127.0.0.1, log level \`info\` to a file), on an installation made with ` +
-      '`kgate admin bootstrap --json` (owner, token, the demo vault from `examples/vault`). The owner\'s MCP allowances are raised to 10^9 per ' +
+      '`kgate admin bootstrap --json --password-stdin` (owner with a random password, personal access token, the demo vault from ' +
+      '`examples/vault`). The owner\'s MCP allowances are raised to 10^9 per ' +
       'minute and per month with `kgate admin account --email owner@kgate.local --mcp-per-minute 1000000000 --mcp-per-month 1000000000` ' +
       'before the server starts; every MCP request still authenticates its bearer token (from the credential cache, which every change of ' +
       'access clears) and reserves one unit of the MCP allowance (from a block leased from the database counters; a block is at most 1/600 ' +
@@ -480,6 +543,12 @@ export function mcpThroughputReport(result: McpThroughputResult): BenchmarkRepor
       `\`tools/call\` calls \`get_note_content\` for \`${READ_NOTE_PATH}\` of the demo vault. Every response body is checked: \`tools/list\` must list ` +
       '`get_note_content`, `tools/call` must have a result with the note in `structuredContent` and no `isError`; any error, non-2xx answer, ' +
       'wrong body or server log line at warn or above fails the benchmark.',
+    '- Tokens: every row sends the owner\'s personal access token (`kgp_…`) except the OAuth `tools/call` row, which sends an OAuth access ' +
+      'token (`kgat_…`, scopes `mcp:read mcp:write`, bound to the resource the server publishes) of the same owner, so both draw on the same ' +
+      'allowance. The benchmark gets it from the running server before the load, with plain HTTP as an MCP client and its user would ' +
+      '(`bench/mcp/oauth-access-token.ts`): the protected-resource metadata, dynamic client registration (a public client with a loopback ' +
+      'redirect URI), sign-in with the owner\'s password, the consent page\'s "Allow" (PKCE S256), and the code exchanged at `/oauth/token`. ' +
+      'A failed step fails the benchmark.',
     '- SDK servers per request: the MCP SDK\'s documented stateless pattern (`@modelcontextprotocol/sdk` ' +
       '`simpleStatelessStreamableHttp`) on plain `node:http`, in a child process of its own (`bench/mcp/sdk-per-request-server.ts`): for every ' +
       'POST a new `McpServer` with its tools registered and a new `StreamableHTTPServerTransport({ sessionIdGenerator: undefined, ' +
@@ -498,15 +567,17 @@ export function mcpThroughputReport(result: McpThroughputResult): BenchmarkRepor
     ...result.skipped.map((s) => `- ${s.engine} skipped: ${s.reason}`),
     '',
   ];
+  const oauth = oauthAgainstPersonal(result.runs);
+  if (oauth) details.push(oauth, '');
   const against = againstServerPerRequest(result.runs);
   if (against) details.push(against);
   return { table, details, failures: result.failures };
 }
 
-/** The MCP throughput benchmark as `bench/run.ts` runs it: 50 connections, 3 s warm-up, 10 s per row. */
+/** The MCP throughput benchmark as `bench/run.ts` runs it: 50 connections, 3 s warm-up, 10 s per row (or `--duration`). */
 export const mcpThroughput: Benchmark = {
   title: 'MCP throughput',
-  async run(): Promise<BenchmarkReport> {
-    return mcpThroughputReport(await measureMcpThroughput({ connections: 50, warmupSeconds: 3, seconds: 10 }));
+  async run(options: BenchmarkOptions): Promise<BenchmarkReport> {
+    return mcpThroughputReport(await measureMcpThroughput(standardLoad(options.duration)));
   },
 };

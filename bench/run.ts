@@ -1,10 +1,14 @@
 /**
- * The one entry point of kgate's benchmarks: `npm run bench [-- --notes N] [--seed S] [--repeat R] [--only NAME] [--write]`.
+ * The one entry point of kgate's benchmarks:
+ * `npm run bench [-- --notes N] [--seed S] [--repeat R] [--duration S] [--only NAME] [--write]`.
  *
  * Runs every benchmark in BENCHMARKS, prints the machine facts and one Markdown section per benchmark to stdout
  * (progress goes to stderr), and with `--write` replaces each benchmark's section of docs/benchmarks.md, keeping
  * the rest of the file. Exits non-zero when a benchmark reports failures (and then writes nothing). `--only NAME`
  * (repeatable) runs only the named benchmarks: NAME is the title in lower case with dashes, e.g. `http-throughput`.
+ * `--duration S` measures each row of the load benchmarks (HTTP and MCP throughput) for S seconds instead of 10, with
+ * a warm-up of min(3, S) s: a smoke run, e.g. `npm run bench -- --only mcp-throughput --duration 2`, checks that
+ * every scenario works in about a minute (its numbers are noisier; the report states the duration).
  *
  * Adding a benchmark: export a {@link Benchmark} from its module and add it to BENCHMARKS. Shared pieces are in
  * `bench/support/`: the Benchmark contract, machine facts, scratch PostgreSQL databases, number formatting.
@@ -35,6 +39,7 @@ const DOC_HEADER = `# Benchmarks
 
 Run them with \`npm run bench\` (options after \`--\`: \`--notes N\`, vault size, default 20,000;
 \`--seed S\`, default 42; \`--repeat R\`, repetitions of each run whose median is reported, default 3;
+\`--duration S\`, seconds each row of the HTTP and MCP throughput benchmarks is measured, default 10, for smoke runs;
 \`--only NAME\`, run only that benchmark, e.g. \`--only http-throughput\`).
 \`npm run bench -- --write\` runs them and rewrites each benchmark's section below; other sections are kept.
 The code is in \`bench/\`: \`bench/run.ts\` is the entry point, one module per benchmark.
@@ -74,6 +79,7 @@ async function main(argv: string[]): Promise<number> {
       notes: { type: 'string' },
       seed: { type: 'string' },
       repeat: { type: 'string' },
+      duration: { type: 'string' },
       only: { type: 'string', multiple: true },
       write: { type: 'boolean', default: false },
     },
@@ -83,6 +89,7 @@ async function main(argv: string[]): Promise<number> {
     notes: parseCount('notes', values.notes, 20_000, 1),
     seed: parseCount('seed', values.seed, 42, 0),
     repeat: parseCount('repeat', values.repeat, 3, 1),
+    ...(values.duration === undefined ? {} : { duration: parseCount('duration', values.duration, 10, 1) }),
   };
   const only = values.only ?? [];
   const unknown = only.filter((name) => !BENCHMARKS.some((b) => benchmarkName(b) === name));

@@ -42,9 +42,12 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-/** Runs `kgate <args>` to completion; rejects with its stderr when it fails. */
-export async function runKgate(args: string[], env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [KGATE, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `kgate <args>` to completion, with `input` (if any) on its stdin; rejects with its stderr when it fails. */
+export async function runKgate(args: string[], env: Record<string, string>, input?: string): Promise<string> {
+  const child = spawn(process.execPath, [KGATE, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  // Without input, stdin ends at once: as with no terminal, nothing waits for typing. A child that exits before
+  // reading it breaks the pipe: its exit code and stderr say why, not the EPIPE.
+  child.stdin.on('error', () => undefined).end(input ?? '');
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -54,9 +57,13 @@ export async function runKgate(args: string[], env: Record<string, string>): Pro
   return stdout;
 }
 
-/** `kgate admin bootstrap --json` on the installation of `env`. */
-export async function bootstrapInstallation(env: Record<string, string>): Promise<Bootstrapped> {
-  const output = JSON.parse((await runKgate(['admin', 'bootstrap', '--json'], env)).trim()) as {
+/**
+ * `kgate admin bootstrap --json` on the installation of `env`; with `password`, the owner gets it (through
+ * `--password-stdin`, as an operator would) and can sign in to the web pages, e.g. to approve an OAuth client.
+ */
+export async function bootstrapInstallation(env: Record<string, string>, options: { password?: string } = {}): Promise<Bootstrapped> {
+  const args = ['admin', 'bootstrap', '--json', ...(options.password === undefined ? [] : ['--password-stdin'])];
+  const output = JSON.parse((await runKgate(args, env, options.password)).trim()) as {
     accountId: string;
     mappingId: string;
     token: string;

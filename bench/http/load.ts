@@ -11,6 +11,14 @@ export interface LoadOptions {
   seconds: number;
 }
 
+/**
+ * The load of the throughput benchmarks: 50 connections, a 3 s warm-up, then 10 s measured per row. `seconds`
+ * (`--duration`) replaces the 10 s, and the warm-up too when it is shorter, e.g. 2 s and 2 s for a smoke run.
+ */
+export function standardLoad(seconds = 10): LoadOptions {
+  return { connections: 50, warmupSeconds: Math.min(3, seconds), seconds };
+}
+
 /** What the measurement needs from the server it loads. */
 export interface ServerHooks {
   /** Waits until the server has finished the requests the load generator left running when it stopped. */

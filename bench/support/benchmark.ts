@@ -12,6 +12,11 @@ export interface BenchmarkOptions {
   seed: number;
   /** Repetitions of each measurement, median reported (`--repeat`, default 3). */
   repeat: number;
+  /**
+   * Seconds each row of a load benchmark (HTTP and MCP throughput) is measured (`--duration`); undefined: the
+   * benchmark's own, 10. Shorter runs are for smoke tests, not for the numbers in docs/benchmarks.md.
+   */
+  duration?: number;
 }
 
 /** What a benchmark hands back: Markdown lines for its section, and any failures that invalidate it. */
