@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startGateway, type Gateway } from '../../src/main.ts';
+import { startGateway, type Gateway, type GatewayOptions } from '../../src/main.ts';
 import type { Clock } from '../../src/kernel/clock.ts';
 import { openTestDatabase } from './database.ts';
 
@@ -11,9 +11,23 @@ export interface TestGateway extends Gateway {
   db: Awaited<ReturnType<typeof openTestDatabase>>['db'];
 }
 
+/** Options of `startTestGateway`. */
+export interface TestGatewayOptions {
+  clock?: Clock;
+  /** Replaces the guarded fetch of OAuth client ID metadata documents (e.g. one that trusts a test certificate). */
+  fetchClientMetadata?: GatewayOptions['fetchClientMetadata'];
+  /** More environment for the configuration, e.g. KGATE_BASE_URL. */
+  env?: Record<string, string>;
+  /**
+   * Serve over this (another gateway's) database instead of a fresh one: two processes sharing one database. The
+   * gateway then leaves it open when it stops; its owner closes it.
+   */
+  database?: TestGateway['db'];
+}
+
 /** Starts the gateway as `kgate serve` would, but in-process, on port 0, with a test database. */
-export async function startTestGateway(options: { clock?: Clock } = {}): Promise<TestGateway> {
-  const { db } = await openTestDatabase();
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const db = options.database ?? (await openTestDatabase()).db;
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -21,11 +35,15 @@ export async function startTestGateway(options: { clock?: Clock } = {}): Promise
       done();
     },
   });
-  const config = loadConfig({ PORT: '0', KGATE_SHUTDOWN_GRACE_MS: '2000' });
+  const config = loadConfig({ PORT: '0', KGATE_SHUTDOWN_GRACE_MS: '2000', ...options.env });
   const gateway = await startGateway(
     config,
-    { db, fresh: false, close: () => db.close() },
-    { logger: createLogger('info', sink), ...(options.clock ? { clock: options.clock } : {}) },
+    { db, fresh: false, close: options.database ? async () => {} : () => db.close() },
+    {
+      logger: createLogger('info', sink),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
+    },
   );
   return { ...gateway, logs, db };
 }
