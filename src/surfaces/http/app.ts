@@ -27,7 +27,7 @@ export interface HttpDependencies extends RestDependencies {
   tokens: TokensService;
   readiness: ReadinessCheck;
   version: string;
-  /** Public base URL, or '' to publish relative URLs (when the port is only known after binding). */
+  /** Public base URL; always absolute in a started gateway (tests that only inspect routes may pass ''). */
   baseUrl: string;
   vaults: VaultsService;
   accounts: AccountsService;
