@@ -1,40 +1,25 @@
+import { CookieJar } from './html-forms.ts';
+
 /**
- * A tiny browser for server-rendered pages: `fetch` with manual redirects and a cookie jar that keeps what
- * `Set-Cookie` says (values and deletions; attributes are checked by the tests themselves).
+ * A tiny browser for server-rendered pages: `fetch` with manual redirects through the cookie jar of
+ * html-forms.ts (values, deletions and paths; other attributes are checked by the tests themselves).
  */
 export interface PageBrowser {
   get(path: string, headers?: Record<string, string>): Promise<Response>;
   /** Posts a URL-encoded form, as a browser does. */
   post(path: string, fields: Record<string, string>, headers?: Record<string, string>): Promise<Response>;
-  /** The jar: cookie name -> value. */
-  cookies: Map<string, string>;
+  /** The jar's cookies by name. */
+  cookies: Pick<CookieJar, 'get' | 'has'>;
 }
 
 /** A new browser with an empty jar for the server at `baseUrl`. */
 export function pageBrowser(baseUrl: string): PageBrowser {
-  const cookies = new Map<string, string>();
-  const send = async (path: string, init: RequestInit & { headers: Record<string, string> }) => {
-    const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(new URL(path, baseUrl), {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(cookie ? { cookie } : {}), ...init.headers },
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const index = pair!.indexOf('=');
-      const name = pair!.slice(0, index).trim();
-      const value = pair!.slice(index + 1).trim();
-      if (value === '' || /max-age=0\b/i.test(line)) cookies.delete(name);
-      else cookies.set(name, value);
-    }
-    return response;
-  };
+  const jar = new CookieJar();
   return {
-    cookies,
-    get: (path, headers = {}) => send(path, { method: 'GET', headers }),
+    cookies: jar,
+    get: (path, headers = {}) => jar.fetch(new URL(path, baseUrl), { method: 'GET', headers }),
     post: (path, fields, headers = {}) =>
-      send(path, {
+      jar.fetch(new URL(path, baseUrl), {
         method: 'POST',
         body: new URLSearchParams(fields).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },

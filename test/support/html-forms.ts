@@ -52,6 +52,11 @@ export class CookieJar {
     return this.cookies.get(name)?.value;
   }
 
+  /** True when the jar holds the cookie. */
+  has(name: string): boolean {
+    return this.cookies.has(name);
+  }
+
   /** fetch with this jar: sends its cookies, stores the answer's, never follows redirects. */
   async fetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
     const target = new URL(url);

@@ -35,11 +35,11 @@ export function createClients(db: Database, clock: Clock, fetchDocument: ClientM
     async resolve(clientId) {
       if (looksLikeClientIdUrl(clientId)) {
         const { client, accepted } = await documents.resolve(clientId);
-        // Stored so that grants can refer to it and account pages can name it after the cache forgot it.
-        await store.upsertClient(db, client, accepted.document, clock.now());
-        const stored = await store.findClient(db, clientId);
-        // A registered client can never take the identity of a document URL, and the reverse.
-        if (!stored || stored.kind !== 'metadata_document') throw new OAuthError('invalid_client', 'Unknown client.');
+        // Stored so that grants can refer to it and account pages can name it after the cache forgot it. A registered
+        // client can never take the identity of a document URL, and the reverse.
+        if (!(await store.upsertClient(db, client, accepted.document, clock.now()))) {
+          throw new OAuthError('invalid_client', 'Unknown client.');
+        }
         return client;
       }
       const client = clientId.length <= 100 ? await store.findClient(db, clientId) : undefined;

@@ -12,8 +12,10 @@ export function createConnections(db: Database, clock: Clock, forgetAccount: (ac
       const byClient = new Map<string, ConnectedApplication>();
       for (const row of rows) {
         const current = byClient.get(row.client_id);
-        const lastUsedAt =
-          current?.lastUsedAt && row.last_used_at ? (current.lastUsedAt > row.last_used_at ? current.lastUsedAt : row.last_used_at) : (current?.lastUsedAt ?? row.last_used_at);
+        const lastUsedAt = [current?.lastUsedAt, row.last_used_at].reduce<Date | null>(
+          (latest, at) => (at && (!latest || at > latest) ? at : latest),
+          null,
+        );
         const scopes = new Set([...(current?.scopes ?? []), ...row.scopes]);
         byClient.set(row.client_id, {
           clientId: row.client_id,

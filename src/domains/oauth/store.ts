@@ -25,17 +25,22 @@ function toClient(row: ClientRow): OAuthClient {
   };
 }
 
-/** Stores a client, or refreshes the stored copy of a metadata document. */
-export async function upsertClient(sql: Sql, client: OAuthClient, metadata: Record<string, unknown>, now: Date): Promise<void> {
-  await sql.query(
+/**
+ * Stores a client, or refreshes the stored copy of a metadata document. False when the id is already taken by a
+ * client of the other kind (the row is then left alone).
+ */
+export async function upsertClient(sql: Sql, client: OAuthClient, metadata: Record<string, unknown>, now: Date): Promise<boolean> {
+  const rows = await sql.query(
     `INSERT INTO oauth_clients (client_id, kind, client_name, client_uri, logo_uri, redirect_uris, metadata, created_at, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8, $8)
      ON CONFLICT (client_id) DO UPDATE SET client_name = EXCLUDED.client_name, client_uri = EXCLUDED.client_uri,
        logo_uri = EXCLUDED.logo_uri, redirect_uris = EXCLUDED.redirect_uris, metadata = EXCLUDED.metadata,
        updated_at = EXCLUDED.updated_at
-     WHERE oauth_clients.kind = EXCLUDED.kind`,
+     WHERE oauth_clients.kind = EXCLUDED.kind
+     RETURNING 1`,
     [client.clientId, client.kind, client.name, client.clientUri, client.logoUri, JSON.stringify(client.redirectUris), JSON.stringify(metadata), now],
   );
+  return rows.length === 1;
 }
 
 /** A stored client by id. */
