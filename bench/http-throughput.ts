@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '../src/db/port.ts';
 import type { Actor } from '../src/kernel/principal.ts';
-import { createServices } from '../src/main.ts';
+import { createServices } from '../src/app/services.ts';
 import {
   bootstrapInstallation,
   openInstallation,

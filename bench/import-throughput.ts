@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/main.ts';
+import { openDatabase } from '../src/app/database.ts';
 import { readOnlyBaseline, sqliteBaseline, syncReadReference } from './import/baselines.ts';
 import { kgateImportPasses } from './import/kgate-import-passes.ts';
 import { importThroughputReport } from './import/report.ts';

@@ -9,7 +9,7 @@ describe('architecture of src/', () => {
 
   it('reads the real source tree', () => {
     expect(graph.size).toBeGreaterThan(20);
-    expect(graph.get('main.ts')).toContain('surfaces/http/app.ts');
+    expect(graph.get('app/gateway.ts')).toContain('surfaces/gateway/http-app.ts');
   });
 
   it('follows the layer rules of DESIGN.md', () => {
@@ -32,6 +32,15 @@ describe('the rule checker itself', () => {
     const problems = layerViolations(graphOf({ 'surfaces/rest/routes.ts': ['db/postgres.ts'], 'db/postgres.ts': [] }));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain('surfaces/rest/routes.ts -> db/postgres.ts');
+  });
+
+  it('fails a surface that imports the composition root, and a CLI command that reaches a surface', () => {
+    const problems = layerViolations(
+      graphOf({ 'surfaces/rest/routes.ts': ['app/services.ts'], 'cli/serve-command.ts': ['app/gateway.ts', 'surfaces/http/listen.ts'] }),
+    );
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toContain('surfaces/rest/routes.ts -> app/services.ts');
+    expect(problems[1]).toContain('cli/serve-command.ts -> surfaces/http/listen.ts');
   });
 
   it('fails a surface that reaches into a domain past its index', () => {

@@ -14,7 +14,7 @@ import type { ImportReport } from '../src/cli/import-folder.ts';
 import { acquireDataDirLock, LOCK_FILE_NAME } from '../src/db/data-dir-lock.ts';
 import type { Database } from '../src/db/port.ts';
 import { verifyPassword } from '../src/domains/accounts/password.ts';
-import { createServices } from '../src/main.ts';
+import { createServices } from '../src/app/services.ts';
 import {
   cleanupCli,
   installationAt,

@@ -13,8 +13,10 @@ import { createRequire } from 'node:module';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
-import { VERSION, httpDependenciesOf } from '../src/main.ts';
-import { createHttpApp } from '../src/surfaces/http/app.ts';
+import { VERSION } from '../src/app/version.ts';
+import { httpDependenciesOf } from '../src/app/gateway.ts';
+import { createHttpApp } from '../src/surfaces/gateway/http-app.ts';
+import { OTHER_NOTE_DEPTHS } from '../src/surfaces/rest/dev-api.ts';
 import { DEVELOPER_ROUTES } from '../src/surfaces/rest/routes.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
@@ -154,17 +156,28 @@ describe('the OpenAPI document of the Developer REST API', () => {
 
   describe('the document and the router list the same operations', () => {
     function routerOperations(): string[] {
-      // The app as src/main.ts builds it, over the gateway's own services and database.
+      // The app as src/app/gateway.ts builds it, over the gateway's own services and database.
       const { services } = gateway;
       const app = createHttpApp(httpDependenciesOf(services, gateway.db, { logger: createLogger('silent'), baseUrl: '' }));
-      // Middleware (bodyLimit, the request log) is registered with method ALL; every handler has a real method.
+      // Middleware (the body bound, the request log) is registered with method ALL; every handler has a real method.
       return app.routes
         .filter((r) => r.method !== 'ALL' && r.path.startsWith(`${API_PREFIX}/`))
         .map((r) => operationKey(r.method, r.path.slice(API_PREFIX.length).replace(/:(\w+)/g, '{$1}')));
     }
 
-    it('has the same set of METHOD /path as the Hono router under /api/dev, with no duplicates', () => {
+    // The catch-all of other note depths is the two-segment operation answering invalid_path, not an operation of its own.
+    const otherDepths = (method: string) => operationKey(method, OTHER_NOTE_DEPTHS.replace(/:(\w+)/g, '{$1}'));
+
+    it('routes other depths of a two-segment note route to that documented operation only', () => {
       const routed = routerOperations();
+      const documented = documentedOperations(doc).map(([method, path]) => operationKey(method, path));
+      const catchAll = routed.filter((op) => op.includes('{rest}'));
+      expect(catchAll.sort()).toEqual([otherDepths('delete'), otherDepths('get')]);
+      for (const method of ['get', 'delete']) expect(documented).toContain(operationKey(method, '/notes/{category}/{filename}'));
+    });
+
+    it('has the same set of METHOD /path as the Hono router under /api/dev, with no duplicates', () => {
+      const routed = routerOperations().filter((op) => !op.includes('{rest}'));
       const documented = documentedOperations(doc).map(([method, path]) => operationKey(method, path));
       expect(new Set(routed).size).toBe(routed.length);
       expect(new Set(documented).size).toBe(documented.length);
@@ -219,11 +232,13 @@ describe('the OpenAPI document of the Developer REST API', () => {
       }
     });
 
-    it('documents problem responses for at least 400, 401 and 404, and the bearer challenge on 401', () => {
+    it('documents problem responses for 401, and 400 and 404 for every operation with input, and the bearer challenge on 401', () => {
       for (const [method, path, op] of documentedOperations(doc)) {
         if (isMeta(path)) continue; // takes no input and no credential
         const responses = op.responses as Record<string, { content?: Json; headers?: Json }>;
-        for (const status of ['400', '401', '404']) {
+        // An operation that takes no input at all (the mapping list) can be refused only for who asks.
+        const takesInput = ((op.parameters ?? []) as Json[]).length > 0 || op.requestBody !== undefined;
+        for (const status of takesInput ? ['400', '401', '404'] : ['401']) {
           expect({ op: operationKey(method, path), status, content: responses[status]?.content }).toEqual({
             op: operationKey(method, path),
             status,
@@ -248,7 +263,7 @@ describe('the OpenAPI document of the Developer REST API', () => {
     });
 
     it('documents the Idempotency-Key header on exactly the write operations', () => {
-      const writes = new Set(DEVELOPER_ROUTES.filter((r) => r.operation.effect === 'write').map((r) => r.operation.id));
+      const writes = new Set(DEVELOPER_ROUTES.filter((r) => r.operation.idempotency !== 'none').map((r) => r.operationId));
       expect(writes.size).toBeGreaterThan(0);
       for (const [method, path, op] of documentedOperations(doc)) {
         const header = ((op.parameters ?? []) as Json[]).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');

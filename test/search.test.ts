@@ -140,7 +140,7 @@ describe('search over a hosted mapping', () => {
 
   it('sees changes committed by another writer (another process shares only the database)', async () => {
     // A second service over the same database stands for another gateway: it has its own in-memory index.
-    const other = (await import('../src/main.ts')).createServices(gateway.db);
+    const other = (await import('../src/app/services.ts')).createServices(gateway.db);
     const before = await other.search.searchNotes(owner.actor, owner.mapping.id, { query: 'narwhal' });
     expect(before.results).toEqual([]);
     await seedNotes(api, owner.mapping.id, { 'Sea/Narwhal.md': '# Narwhal\n\nTusked.\n' });

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { bootstrap } from '../../src/cli/bootstrap-command.ts';
-import { createServices, openDatabase, type OpenedDatabase } from '../../src/main.ts';
+import { createServices } from '../../src/app/services.ts';
+import { openDatabase, type OpenedDatabase } from '../../src/app/database.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KGATE = join(REPO_ROOT, 'bin', 'kgate.js');

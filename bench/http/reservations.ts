@@ -5,7 +5,7 @@
  * locks held until COMMIT) from a machine-wide one.
  */
 import type { Database } from '../../src/db/port.ts';
-import { createServices } from '../../src/main.ts';
+import { createServices } from '../../src/app/services.ts';
 
 /** Reservations per second, one account against many. */
 export interface ReservationRates {

@@ -10,7 +10,8 @@ import type autocannon from 'autocannon';
 import { loadConfig } from '../../src/config.ts';
 import type { Database, Row, Sql } from '../../src/db/port.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startGateway, type OpenedDatabase } from '../../src/main.ts';
+import { startGateway } from '../../src/app/gateway.ts';
+import { type OpenedDatabase } from '../../src/app/database.ts';
 import type { Scenario } from './scenarios.ts';
 
 /** What a statement is for. */

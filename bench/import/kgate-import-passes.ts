@@ -5,7 +5,7 @@
 import { importFolder, type ImportReport } from '../../src/cli/import-folder.ts';
 import type { Database } from '../../src/db/port.ts';
 import type { Actor } from '../../src/kernel/principal.ts';
-import { createServices } from '../../src/main.ts';
+import { createServices } from '../../src/app/services.ts';
 import { count } from '../support/format.ts';
 import { importPhases, PhaseClock, timedDatabase, timedNotes } from './phases.ts';
 import type { Sample } from './result.ts';

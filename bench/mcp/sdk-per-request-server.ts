@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { MCP_TOOLS } from '../../src/surfaces/mcp/tools.ts';
+import { TOOL_OPERATIONS, toolArguments, toolDescription } from '../../src/surfaces/mcp/tool-list.ts';
 
 // `--kgate-tools`: register kgate's whole tool set (names, descriptions, input and output schemas), so that
 // tools/list answers the same list kgate does; the like-for-like alternative to kgate's gateway.
@@ -28,10 +28,11 @@ const KGATE_TOOLS = process.argv.includes('--kgate-tools');
 function getServer(): McpServer {
   const server = new McpServer({ name: 'sdk-per-request', version: '1.0.0' });
   if (KGATE_TOOLS) {
-    for (const tool of MCP_TOOLS) {
+    for (const tool of TOOL_OPERATIONS) {
+      const { name, title, annotations } = tool.mcp;
       server.registerTool(
-        tool.name,
-        { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
+        name,
+        { title, description: toolDescription(tool), inputSchema: toolArguments(tool), outputSchema: tool.output, annotations },
         () => Promise.resolve({ content: [{ type: 'text', text: 'not run by the benchmark' }] }),
       );
     }

@@ -6,7 +6,7 @@
  */
 import type { Database } from '../../src/db/port.ts';
 import type { SearchService } from '../../src/domains/search/contract.ts';
-import { createServices } from '../../src/main.ts';
+import { createServices } from '../../src/app/services.ts';
 import { kgateSearch, type KgateEngine } from './kgate-engine.ts';
 import { answerProblem, type BenchQuery } from './queries.ts';
 

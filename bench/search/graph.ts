@@ -5,7 +5,7 @@
  * notes that do not exist.
  */
 import type { GraphRelations } from '../../src/domains/graph/index.ts';
-import { createServices } from '../../src/main.ts';
+import { createServices } from '../../src/app/services.ts';
 import { latencyOf, type Latency } from './latency.ts';
 import type { KgateEngine } from './kgate-engine.ts';
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { PlanSchema, type AllowanceOverrides } from '../domains/accounts/index.ts';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
-import type { Services } from '../main.ts';
+import type { Services } from '../app/services.ts';
 import { KgateError } from '../kernel/errors.ts';
 import { withRuntime } from './runtime.ts';
 

@@ -1,4 +1,4 @@
-import type { Services } from '../main.ts';
+import type { Services } from '../app/services.ts';
 import { importFolder, type ImportReport } from './import-folder.ts';
 import { EXAMPLE_VAULT_DIR } from './runtime.ts';
 

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../config.ts';
-import { createServices, openDatabase, type OpenedDatabase, type Services } from '../main.ts';
+import { createServices, type Services } from '../app/services.ts';
+import { openDatabase, type OpenedDatabase } from '../app/database.ts';
 import type { Actor } from '../kernel/principal.ts';
 
 /** The example vault that bootstrap seeds. */

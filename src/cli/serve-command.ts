@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, publicBaseUrl } from '../config.ts';
-import { openDatabase, startGateway, type Gateway } from '../main.ts';
+import { openDatabase } from '../app/database.ts';
+import { startGateway, type Gateway } from '../app/gateway.ts';
 import { createLogger } from '../logger.ts';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { bootstrap, firstStartBanner } from './bootstrap-command.ts';

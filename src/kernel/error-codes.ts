@@ -6,6 +6,7 @@
 export const ERROR_CODES = {
   invalid_request: 'The request is malformed or fails validation.',
   invalid_path: 'A note path is not a valid vault-relative Markdown path.',
+  invalid_encoding: 'The request body is not valid UTF-8.',
   payload_too_large: 'The request body exceeds the size limit.',
   unauthenticated: 'No credential, or a credential that is unknown, malformed, expired, rotated or revoked.',
   account_inactive: 'The account behind the credential is suspended.',

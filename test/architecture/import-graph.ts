@@ -27,12 +27,12 @@ export function readImportGraph(srcDir: string): ImportGraph {
 }
 
 /** The layer of a module, by its folder. */
-export type Layer = 'kernel' | 'db' | 'domain' | 'surface' | 'cli' | 'main' | 'infra';
+export type Layer = 'kernel' | 'db' | 'domain' | 'surface' | 'cli' | 'app' | 'infra';
 
 /** Classifies a module path relative to src/. */
 export function layerOf(path: string): Layer {
-  if (path === 'main.ts') return 'main';
   const top = path.split('/')[0];
+  if (top === 'app') return 'app';
   if (top === 'kernel') return 'kernel';
   if (top === 'db') return 'db';
   if (top === 'domains') return 'domain';
@@ -50,9 +50,9 @@ function domainOf(path: string): string | undefined {
  * The import rules of DESIGN.md, as messages for each violation:
  * - kernel imports nothing of ours;
  * - a domain imports kernel, `db/port.ts`, its own files and other domains' `index.ts` only;
- * - surfaces import domains (via index.ts), kernel and infra, never `db/` or `main.ts`;
+ * - surfaces import domains (via index.ts), kernel and infra, never `db/` or the composition root `app/`;
  * - `db/` imports kernel only; infra imports kernel only;
- * - only `main.ts` (and tests) pick a database adapter; the CLI goes through `main.ts` for that.
+ * - only `app/` (the composition root) and tests pick a database adapter; the CLI goes through `app/` for that.
  */
 export function layerViolations(graph: ImportGraph): string[] {
   const problems: string[] = [];
@@ -80,7 +80,7 @@ export function layerViolations(graph: ImportGraph): string[] {
             target === 'infra' ||
             target === 'surface' ||
             (target === 'domain' && to.endsWith('/index.ts'));
-          if (!allowed) problems.push(`a surface imports domains (index.ts), kernel and infra only: ${edge}`);
+          if (!allowed) problems.push(`a surface imports domains (index.ts), kernel and infra only, never app/: ${edge}`);
           break;
         }
         case 'db':
@@ -92,11 +92,11 @@ export function layerViolations(graph: ImportGraph): string[] {
         case 'cli': {
           const allowed =
             target !== 'db' || to === 'db/port.ts' || to === 'db/data-dir-lock.ts';
-          if (!allowed || target === 'surface') problems.push(`the CLI opens databases through main.ts: ${edge}`);
+          if (!allowed || target === 'surface') problems.push(`the CLI opens databases and starts the gateway through app/: ${edge}`);
           if (target === 'domain' && !to.endsWith('/index.ts')) problems.push(`the CLI imports domains via index.ts: ${edge}`);
           break;
         }
-        case 'main':
+        case 'app':
           break;
       }
     }

@@ -10,7 +10,7 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/port.ts';
-import { openDatabase } from '../../src/main.ts';
+import { openDatabase } from '../../src/app/database.ts';
 import { openTestDatabase, TEST_ENGINE } from './database.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,6 +1,6 @@
 import type { Database } from '../../src/db/port.ts';
 import type { Clock } from '../../src/kernel/clock.ts';
-import { createServices, type Services } from '../../src/main.ts';
+import { createServices, type Services } from '../../src/app/services.ts';
 import { openTestDatabase } from './database.ts';
 import { createOwner, type Owner } from './fixtures.ts';
 

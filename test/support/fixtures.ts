@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Services } from '../../src/main.ts';
+import type { Services } from '../../src/app/services.ts';
 import type { Actor } from '../../src/kernel/principal.ts';
 import type { HostedMapping } from '../../src/domains/vaults/index.ts';
 

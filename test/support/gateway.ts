@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startGateway, type Gateway, type GatewayOptions } from '../../src/main.ts';
+import { startGateway, type Gateway, type GatewayOptions } from '../../src/app/gateway.ts';
 import type { Clock } from '../../src/kernel/clock.ts';
 import { openTestDatabase } from './database.ts';
 

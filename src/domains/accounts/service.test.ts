@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../test/support/database.ts';
 import type { Database } from '../../db/port.ts';
-import { createServices, type Services } from '../../main.ts';
+import { createServices, type Services } from '../../app/services.ts';
 import { verifyPassword } from './password.ts';
 
 describe('accounts and bootstrap', () => {

@@ -5,7 +5,7 @@ import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
 import { contentHash } from '../../kernel/hashing.ts';
 import type { Actor } from '../../kernel/principal.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../app/services.ts';
 import { createGraphService } from './service.ts';
 import { createResolverCache } from './resolver-cache.ts';
 
@@ -45,15 +45,11 @@ describe('the link graph of a hosted vault', () => {
 
   const write = (files: { path: string; content: string }[]) => services.notes.importNotes(operator, mappingId, files);
   const remove = async (path: string, content: string) => {
-    const claim = { scope: `account:${owner.accountId}`, key: randomUUID(), operation: 'test', fingerprint: 'x' };
-    await services.idempotency.begin(claim);
-    await services.notes.runTransaction({
-      actor: owner.actor,
-      mappingId,
-      dryRun: false,
-      actions: [{ type: 'delete-note', path, expectedHash: contentHash(content) }],
-      idempotency: claim,
-    });
+    const actions = [{ type: 'delete-note' as const, path, expectedHash: contentHash(content) }];
+    const request = { accountId: owner.accountId, key: randomUUID(), operation: 'test', input: actions };
+    await services.idempotency.run(request, (commit) =>
+      services.notes.runTransaction({ actor: owner.actor, mappingId, dryRun: false, actions, capability: 'direct', commit }),
+    );
   };
   const relations = (path: string, limit?: number) =>
     services.graph.relations(owner.actor, mappingId, { path, ...(limit !== undefined ? { limit } : {}) });

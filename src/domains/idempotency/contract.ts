@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Sql } from '../../db/port.ts';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
 
 /** How long a completed key is kept for replay; the spec asks for at least 24 hours. */
@@ -31,3 +32,18 @@ export interface IdempotencyClaim {
 
 /** What `begin` found: a fresh claim to run, or the stored outcome of an earlier identical request. */
 export type BeginResult = { kind: 'run' } | { kind: 'replay'; outcome: StoredOutcome };
+
+/**
+ * Where an applied change commits: the database transaction in which the idempotency service also stores the
+ * change's outcome under its key, so that a change and its replayable answer commit together or not at all.
+ * Domain services that apply changes take it instead of opening a transaction of their own.
+ */
+export interface IdempotentCommit {
+  /** The open transaction; every statement of the change runs in it. */
+  readonly sql: Sql;
+  /** The idempotency key the outcome is stored under (recorded with each provenance event). */
+  readonly key: string;
+}
+
+/** What running work under a key produced: the work's fresh value, or the stored outcome of an earlier identical request. */
+export type IdempotentOutcome<T> = { replayed: false; value: T } | { replayed: true; outcome: StoredOutcome };

@@ -1,13 +1,25 @@
-import type { Database, Sql } from '../../db/port.ts';
+import type { Database } from '../../db/port.ts';
+import type { ErrorCode } from '../../kernel/error-codes.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
   IDEMPOTENCY_RETENTION_MS,
   type BeginResult,
   type IdempotencyClaim,
+  type IdempotentCommit,
+  type IdempotentOutcome,
   type StoredOutcome,
 } from './contract.ts';
+import { requestFingerprint } from './fingerprint.ts';
 import * as store from './store.ts';
+
+/** What identifies one request for idempotency: who sends it, its key, the operation and its validated input. */
+export interface IdempotentRequest {
+  accountId: string;
+  key: string;
+  operation: string;
+  input: unknown;
+}
 
 /**
  * Idempotency for applied changes (IETF draft "The Idempotency-Key HTTP Header Field"): the first request with a
@@ -16,40 +28,81 @@ import * as store from './store.ts';
  * `idempotency_key_in_flight`.
  */
 export interface IdempotencyService {
+  /**
+   * Runs `work` at most once for a request, and is the one place where a key is claimed and completed: the key is
+   * claimed first; `work` runs inside a database transaction, and its value is stored under the key in that same
+   * transaction, so a change and its replayable answer commit together. A failure rolls the change back and is
+   * stored too (a retry answers the same), except failures worth retrying, which release the key. A retry of a
+   * finished request gets its stored outcome and runs nothing.
+   */
+  run<T>(request: IdempotentRequest, work: (commit: IdempotentCommit) => Promise<T>): Promise<IdempotentOutcome<T>>;
+  /** Claims a key (lower level than `run`, for tests of the claim rules). */
   begin(claim: IdempotencyClaim): Promise<BeginResult>;
-  /** Stores the outcome; pass the apply transaction so that the change and its answer commit together. */
-  complete(claim: IdempotencyClaim, outcome: StoredOutcome, sql?: Sql): Promise<void>;
-  /** Forgets a claim whose request failed in a way worth retrying (server error, rate limit). */
-  release(claim: IdempotencyClaim): Promise<void>;
   purgeExpired(): Promise<number>;
+}
+
+// Failures worth retrying with the same key: the claim is released instead of stored.
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'monthly_limit_reached', 'unavailable', 'internal', 'idempotency_key_in_flight']);
+
+/** The claim of a request: keys are scoped to the account, so two accounts never share one. */
+export function claimOf(request: IdempotentRequest): IdempotencyClaim {
+  return {
+    scope: `account:${request.accountId}`,
+    key: request.key,
+    operation: request.operation,
+    fingerprint: requestFingerprint(request.operation, request.input),
+  };
+}
+
+function storedError(error: KgateError): StoredOutcome {
+  return { kind: 'error', code: error.code, message: error.message, ...(error.details ? { details: { ...error.details } } : {}) };
 }
 
 /** Builds the idempotency service. */
 export function createIdempotencyService(db: Database): IdempotencyService {
-  return {
-    async begin(claim) {
+  const inFlight = () =>
+    new KgateError('idempotency_key_in_flight', 'A request with this idempotency key is still running.', { retryAfterSeconds: 1 });
+
+  async function begin(claim: IdempotencyClaim): Promise<BeginResult> {
+    if (await store.claimKey(db, claim, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_RETENTION_MS)) return { kind: 'run' };
+    const row = await store.findKey(db, claim.scope, claim.key);
+    // Gone between the two statements (purged or released): claim again once.
+    if (!row) {
       if (await store.claimKey(db, claim, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_RETENTION_MS)) return { kind: 'run' };
-      const row = await store.findKey(db, claim.scope, claim.key);
-      // Gone between the two statements (purged or released): claim again once.
-      if (!row) {
-        if (await store.claimKey(db, claim, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_RETENTION_MS)) return { kind: 'run' };
-        throw new KgateError('idempotency_key_in_flight', 'A request with this idempotency key is still running.', {
-          retryAfterSeconds: 1,
+      throw inFlight();
+    }
+    if (row.operation !== claim.operation || row.fingerprint !== claim.fingerprint) {
+      throw new KgateError(
+        'idempotency_key_reused',
+        'This idempotency key was already used with a different request; use a new key for a new request.',
+      );
+    }
+    if (row.state === 'completed' && row.outcome) return { kind: 'replay', outcome: JSON.parse(row.outcome) as StoredOutcome };
+    throw inFlight();
+  }
+
+  return {
+    begin,
+    async run(request, work) {
+      const claim = claimOf(request);
+      const begun = await begin(claim);
+      if (begun.kind === 'replay') return { replayed: true, outcome: begun.outcome };
+      try {
+        const value = await db.transaction(async (sql) => {
+          const result = await work({ sql, key: claim.key });
+          await store.completeKey(sql, claim.scope, claim.key, { kind: 'result', value: result });
+          return result;
         });
+        return { replayed: false, value };
+      } catch (error) {
+        if (error instanceof KgateError && !RETRYABLE.has(error.code)) {
+          await store.completeKey(db, claim.scope, claim.key, storedError(error));
+        } else {
+          await store.releaseKey(db, claim.scope, claim.key);
+        }
+        throw error;
       }
-      if (row.operation !== claim.operation || row.fingerprint !== claim.fingerprint) {
-        throw new KgateError(
-          'idempotency_key_reused',
-          'This idempotency key was already used with a different request; use a new key for a new request.',
-        );
-      }
-      if (row.state === 'completed' && row.outcome) return { kind: 'replay', outcome: JSON.parse(row.outcome) as StoredOutcome };
-      throw new KgateError('idempotency_key_in_flight', 'A request with this idempotency key is still running.', {
-        retryAfterSeconds: 1,
-      });
     },
-    complete: (claim, outcome, sql = db) => store.completeKey(sql, claim.scope, claim.key, outcome),
-    release: (claim) => store.releaseKey(db, claim.scope, claim.key),
     purgeExpired: () => store.purgeExpired(db),
   };
 }

@@ -1,6 +1,5 @@
 import type { Database } from '../../db/port.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
-import type { IdempotencyService } from '../idempotency/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
@@ -25,13 +24,15 @@ export function appendedContent(current: string, addition: string): string {
  * preview learns the current hash itself; applying to an existing note needs the caller's expectedHash.
  */
 export async function createOrAppend(
-  deps: { db: Database; vaults: VaultsService; idempotency: IdempotencyService },
+  deps: { db: Database; vaults: VaultsService },
   input: CreateOrAppendInput,
 ): Promise<TransactionResult> {
   const { path, addition, expectedHash: given, ...transaction } = input;
   const canonical = normalizeNotePath(path);
-  const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
-  const current = await store.findNote(deps.db, mapping.vaultId, notePathKey(canonical));
+  // Applying reads in the commit's transaction (its connection); the hash is checked again under the vault lock.
+  const sql = input.commit?.sql ?? deps.db;
+  const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write', sql);
+  const current = await store.findNote(sql, mapping.vaultId, notePathKey(canonical));
   const content = current ? appendedContent(current.content, addition) : addition;
   const expectedHash = given ?? (input.dryRun ? current?.contentHash : undefined);
   return runTransaction(deps, {

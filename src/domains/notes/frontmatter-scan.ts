@@ -3,7 +3,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { parseFrontmatter } from '../markdown/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
-import { assertReadableBodies } from './reads.ts';
+import { assertReadableBodies } from './policy.ts';
 import * as store from './store.ts';
 
 /** Most hosted notes one frontmatter scan reads. */

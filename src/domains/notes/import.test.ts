@@ -4,7 +4,7 @@ import { createOwner, snapshotTables, type Owner } from '../../../test/support/f
 import type { Database } from '../../db/port.ts';
 import { contentHash } from '../../kernel/hashing.ts';
 import type { Actor } from '../../kernel/principal.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../app/services.ts';
 
 describe('importing notes into a hosted vault', () => {
   let db: Database;

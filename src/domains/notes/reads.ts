@@ -3,8 +3,9 @@ import { decodeCursor, encodeCursor } from '../../kernel/cursor.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
-import type { HostedMapping, VaultsService } from '../vaults/index.ts';
+import type { VaultsService } from '../vaults/index.ts';
 import type { Note, NoteSummary } from './contract.ts';
+import { assertReadableBodies } from './policy.ts';
 import * as store from './store.ts';
 import * as trash from './trash-store.ts';
 
@@ -29,13 +30,6 @@ function boundedLimit(limit: number | undefined, max: number): number {
     throw new KgateError('invalid_request', `limit is an integer from 1 to ${max}.`, { field: 'limit' });
   }
   return limit;
-}
-
-/** Refuses to read note bodies of a device-encrypted mapping: the server never has the key. */
-export function assertReadableBodies(mapping: HostedMapping): void {
-  if (mapping.deviceEncrypted) {
-    throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; the server cannot read them.');
-  }
 }
 
 /** Read use cases of hosted notes. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import type { Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../app/services.ts';
 import { NOTE_MODEL_VERSION } from './note-index.ts';
 import { REINDEX_BATCH } from './reindex.ts';
 

@@ -6,7 +6,6 @@ import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import { MAX_NOTE_BYTES, type ImportBatchResult, type ImportedFile, type Note } from './contract.ts';
-import type { IdempotencyService } from '../idempotency/index.ts';
 import { createFrontmatterScan, type FrontmatterScan } from './frontmatter-scan.ts';
 import { createNoteReads, type NoteReads } from './reads.ts';
 import { reindexStaleNotes } from './reindex.ts';
@@ -93,12 +92,12 @@ function isUnchanged(before: { path: string; contentHash: string } | undefined, 
 }
 
 /** Builds the notes service. */
-export function createNotesService(db: Database, vaults: VaultsService, idempotency: IdempotencyService): NotesService {
+export function createNotesService(db: Database, vaults: VaultsService): NotesService {
   return {
     ...createNoteReads(db, vaults),
     ...createFrontmatterScan(db, vaults),
-    runTransaction: (input) => runTransaction({ db, vaults, idempotency }, input),
-    createOrAppend: (input) => createOrAppend({ db, vaults, idempotency }, input),
+    runTransaction: (input) => runTransaction({ db, vaults }, input),
+    createOrAppend: (input) => createOrAppend({ db, vaults }, input),
     async importNotes(actor, mappingId, files, options = {}) {
       if (files.length > MAX_IMPORT_BATCH) {
         throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);

@@ -2,12 +2,13 @@ import type { Database, Sql } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
-import type { IdempotencyClaim, IdempotencyService } from '../idempotency/index.ts';
+import type { IdempotentCommit } from '../idempotency/index.ts';
 import { appendEvents, type EventKind, type NewProvenanceEvent } from '../provenance/index.ts';
-import type { HostedMapping, VaultsService } from '../vaults/index.ts';
+import type { HostedMapping, NoteChangeCapability, VaultsService } from '../vaults/index.ts';
 import { MAX_NOTE_BYTES } from './contract.ts';
 import * as linkStore from './link-store.ts';
 import { notesToRewrite, planTransaction, type CanonicalAction, type PlanMode, type PlannedAction, type PlanState } from './plan-transaction.ts';
+import { assertMayChangeNotes } from './policy.ts';
 import * as store from './store.ts';
 import * as trash from './trash-store.ts';
 import {
@@ -24,10 +25,13 @@ export interface TransactionInput {
   mappingId: string;
   dryRun: boolean;
   actions: readonly NoteAction[];
-  /** Required to apply; the outcome is stored under it in the same database transaction as the change. */
-  idempotency?: IdempotencyClaim;
-  /** MCP writes also need the owner's "Allow hosted MCP note changes" switch on the mapping (spec 2.1). */
-  surface?: 'rest' | 'mcp';
+  /** The capability the caller changes notes under; the policy decides what it allows (notes/policy.ts). */
+  capability: NoteChangeCapability;
+  /**
+   * Required to apply: the transaction the idempotency service opened for the request's key. The change runs in it,
+   * so it commits together with its stored outcome.
+   */
+  commit?: IdempotentCommit;
 }
 
 function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
@@ -75,19 +79,6 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
     claim(newPathKey, index);
     return { ...action, path, pathKey, newPath, newPathKey };
   });
-}
-
-function assertWritable(mapping: HostedMapping, actions: readonly CanonicalAction[], surface: 'rest' | 'mcp'): void {
-  if (mapping.readOnly || mapping.pullOnly) {
-    throw new KgateError('mapping_read_only', 'This mapping is read-only; it accepts no note changes.');
-  }
-  if (surface === 'mcp' && !mapping.allowMcpNoteChanges) {
-    throw new KgateError('mcp_changes_disabled', 'The owner has not allowed MCP note changes on this mapping.');
-  }
-  // Rewriting links reads and writes bodies; a plain move changes the path only, as a delete does.
-  if (mapping.deviceEncrypted && actions.some((a) => a.type === 'write-note' || (a.type === 'move-note' && a.rewriteLinks))) {
-    throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; the server cannot write them.');
-  }
 }
 
 /**
@@ -149,7 +140,7 @@ function eventsOf(planned: readonly PlannedAction[], mapping: HostedMapping, inp
         path: effect.kind === 'move' ? effect.write.path : result.path,
         beforeRevision: result.beforeRevision,
         afterRevision: result.afterRevision,
-        idempotencyKey: input.idempotency?.key,
+        idempotencyKey: input.commit?.key,
         trashId: result.trashId,
         details: eventDetails(effect),
       },
@@ -191,36 +182,29 @@ function failure(planned: readonly PlannedAction[]): KgateError | undefined {
 /**
  * Previews or applies a note transaction. A preview reads without locking and reports, per action, what would
  * happen (with a unified diff) and what would fail, then one entry per other note a move's link rewrite changes.
- * Applying locks the vault, re-plans against the current state (so the rewritten notes are those of the current
- * vault), refuses the whole transaction if any action has a problem (stale hash, missing precondition, missing
- * note, a rewrite it may not make), writes trash copies before removing notes, records one provenance event per
- * change, and stores the result under the idempotency key, all in one database transaction.
+ * Applying runs in the caller's idempotent commit: it locks the vault, re-plans against the current state (so the
+ * rewritten notes are those of the current vault), refuses the whole transaction if any action has a problem (stale
+ * hash, missing precondition, missing note, a rewrite it may not make), writes trash copies before removing notes
+ * and records one provenance event per change, all in that one database transaction.
  */
-export async function runTransaction(
-  deps: { db: Database; vaults: VaultsService; idempotency: IdempotencyService },
-  input: TransactionInput,
-): Promise<TransactionResult> {
+export async function runTransaction(deps: { db: Database; vaults: VaultsService }, input: TransactionInput): Promise<TransactionResult> {
   const actions = canonicalize(input.actions);
   if (input.dryRun) {
     const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
-    assertWritable(mapping, actions, input.surface ?? 'rest');
+    assertMayChangeNotes(mapping, actions, input.capability);
     const state = await loadState(deps.db, mapping.vaultId, actions, 'preview');
     const planned = planTransaction(actions, state, 'preview', { withDiff: !mapping.deviceEncrypted });
     return { mappingId: mapping.id, dryRun: true, applied: false, actions: planned.map((p) => p.result) };
   }
-  const claim = input.idempotency;
-  if (!claim) throw new KgateError('idempotency_key_required', 'Applying a change needs an Idempotency-Key header.');
-  return deps.db.transaction(async (tx) => {
-    const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write', tx);
-    assertWritable(mapping, actions, input.surface ?? 'rest');
-    await store.lockVault(tx, mapping.vaultId);
-    const planned = planTransaction(actions, await loadState(tx, mapping.vaultId, actions, 'apply'), 'apply', { withDiff: false });
-    const refused = failure(planned);
-    if (refused) throw refused;
-    await execute(tx, mapping, planned, input.actor.accountId);
-    await appendEvents(tx, eventsOf(planned, mapping, input));
-    const result: TransactionResult = { mappingId: mapping.id, dryRun: false, applied: true, actions: planned.map((p) => p.result) };
-    await deps.idempotency.complete(claim, { kind: 'result', value: result }, tx);
-    return result;
-  });
+  if (!input.commit) throw new KgateError('idempotency_key_required', 'Applying a change needs an idempotency key.');
+  const tx = input.commit.sql;
+  const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write', tx);
+  assertMayChangeNotes(mapping, actions, input.capability);
+  await store.lockVault(tx, mapping.vaultId);
+  const planned = planTransaction(actions, await loadState(tx, mapping.vaultId, actions, 'apply'), 'apply', { withDiff: false });
+  const refused = failure(planned);
+  if (refused) throw refused;
+  await execute(tx, mapping, planned, input.actor.accountId);
+  await appendEvents(tx, eventsOf(planned, mapping, input));
+  return { mappingId: mapping.id, dryRun: false, applied: true, actions: planned.map((p) => p.result) };
 }

@@ -6,7 +6,7 @@ import { SYNTHETIC_COMMON_TERM, SYNTHETIC_PHRASE, SYNTHETIC_RARE_TERM, generateS
 import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import type { Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
-import { createServices, type Services } from '../../main.ts';
+import { createServices, type Services } from '../../app/services.ts';
 import { MAX_IMPORT_BATCH } from '../notes/index.ts';
 import type { SearchPage } from './contract.ts';
 import { createSearchService } from './service.ts';

@@ -3,7 +3,7 @@ import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import type { Database } from '../../db/port.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../app/services.ts';
 import { SESSION_TTL_MS, SIGN_IN_LOCKOUT_MS, SIGN_IN_MAX_FAILURES, SIGN_IN_WINDOW_MS } from './index.ts';
 
 describe('browser sign-in and sessions', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../app/services.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
 import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import { createOwner, type Owner } from '../../../test/support/fixtures.ts';

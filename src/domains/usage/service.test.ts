@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../test/support/database.ts';
 import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
-import { createServices } from '../../main.ts';
+import { createServices } from '../../app/services.ts';
 import { leaseSizeFor } from './lease.ts';
 import { createUsageService } from './service.ts';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
 import type { Database } from '../../db/port.ts';
-import type { Services } from '../../main.ts';
+import type { Services } from '../../app/services.ts';
 
 describe('vaults, mappings and workspace roles', () => {
   let db: Database;

@@ -3,8 +3,9 @@ import { KgateError } from '../../kernel/errors.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
 import type { Plan } from '../../kernel/principal.ts';
 import { entitlementsOf } from '../accounts/index.ts';
-import { roleAllows, type WorkspacesService } from '../workspaces/index.ts';
+import type { WorkspacesService } from '../workspaces/index.ts';
 import { MAX_VAULT_NAME_LENGTH, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags } from './contract.ts';
+import { mayAccessMapping, permissionFor } from './policy.ts';
 import * as store from './store.ts';
 
 /** Input of `createHostedVault`. */
@@ -67,8 +68,8 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService)
     const found = await store.findMappingForCaller(sql, mappingId, accountId);
     // A non-member learns nothing, not even that the mapping exists.
     if (!found || found.role === undefined) throw unknownMapping();
-    const permission = access === 'write' ? 'vault.write' : 'vault.read';
-    if (!roleAllows(found.role, permission)) {
+    if (!mayAccessMapping(found.role, access)) {
+      const permission = permissionFor(access);
       throw new KgateError('forbidden', `Your role in this workspace does not allow ${permission}.`, { permission });
     }
     return found;

@@ -6,6 +6,8 @@ export interface HttpVariables {
   requestId: string;
   log: Logger;
   principal: AuthenticatedPrincipal;
+  /** The request body, read and bounded before authentication on routes that take one (see the REST API). */
+  body: Buffer;
 }
 
 /** The Hono environment of our app. */

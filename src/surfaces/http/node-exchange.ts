@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { KgateError } from '../../kernel/errors.ts';
 import { mayContainSecret } from '../../kernel/secret-prefixes.ts';
 import type { Logger } from '../../logger.ts';
 
@@ -36,33 +35,6 @@ export function logRequest(
     },
     'request',
   );
-}
-
-/**
- * Reads a request body up to `maxBytes`. A declared or actual size over the limit throws `payload_too_large`
- * without reading the rest (the connection is then closed by the caller's response).
- */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    return Promise.reject(new KgateError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        req.removeAllListeners('data');
-        req.pause();
-        reject(new KgateError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    req.on('error', reject);
-  });
 }
 
 /** Sends a complete response with an explicit length. */

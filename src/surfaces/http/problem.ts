@@ -7,6 +7,7 @@ import type { HttpEnv } from './context.ts';
 export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   invalid_request: 400,
   invalid_path: 400,
+  invalid_encoding: 400,
   payload_too_large: 413,
   unauthenticated: 401,
   account_inactive: 403,

@@ -1,11 +1,13 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
+import type { CredentialKind } from '../../kernel/principal.ts';
 import type { GraphService } from '../../domains/graph/index.ts';
+import type { IdempotentCommit } from '../../domains/idempotency/index.ts';
 import type { NotesService } from '../../domains/notes/index.ts';
 import type { ProvenanceService } from '../../domains/provenance/index.ts';
 import type { SearchService } from '../../domains/search/index.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
-import type { IdempotencyClaim } from '../../domains/idempotency/index.ts';
+import type { NoteChangeCapability, VaultsService } from '../../domains/vaults/index.ts';
 
 /** The domain services operations call. */
 export interface OperationServices {
@@ -13,42 +15,124 @@ export interface OperationServices {
   provenance: ProvenanceService;
   search: SearchService;
   graph: GraphService;
+  vaults: VaultsService;
 }
 
-/** Everything an operation runs with besides its input. */
+/** Everything an operation runs with besides its input; built by the invocation pipeline, never by a surface. */
 export interface OperationContext {
   principal: AuthenticatedPrincipal;
   services: OperationServices;
-  /** Present when the request applies a change under an idempotency key; domains complete it in their transaction. */
-  idempotency?: IdempotencyClaim;
+  /** The capability under which this caller changes notes, decided by the surface it came through. */
+  noteChanges: NoteChangeCapability;
+  /** Present when the call applies a change: the transaction in which the change and its idempotent outcome commit. */
+  commit?: IdempotentCommit;
 }
 
 /**
- * One operation, defined once: its id, input and output schemas, what it does to data, the error codes it can
- * answer, and the domain call. The REST routes, the OpenAPI document and MCP tool definitions are all generated
- * from this, so what is published is what is enforced (DESIGN.md principle 5).
+ * The OAuth scope an operation needs (spec 5): `mcp:read` for reads, `mcp:write` for previews and changes. Personal
+ * access tokens carry every scope of their account; OAuth access tokens only the granted ones.
  */
-export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType> {
+export type OperationScope = 'mcp:read' | 'mcp:write';
+
+/**
+ * When an operation changes data and therefore needs an idempotency key: never (reads and previews), when its input
+ * says `dryRun: false`, or always (the apply tools, which exist only to apply what a human approved).
+ */
+export type IdempotencyRule = 'none' | 'when-applying' | 'always';
+
+/**
+ * What one call of an operation costs: one unit of the operation allowance of the surface it came through (spec 8
+ * rule 2: MCP and the Developer REST API are counted apart).
+ */
+export type AllowanceRule = 'operation';
+
+/** MCP tool annotations (hints for clients; authority is always checked by the server). */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * Where an operation is served on the Developer REST API. Where each input field comes from is derived, not listed:
+ * a POST reads every field from its JSON body; a GET or DELETE reads every field from the query; `mappingId` may
+ * also come from the query or the `X-Service-Mapping` header; `expectedHash` may come from `If-Match` and never
+ * from a query; with `notePathFromSegments`, `path` is the route's two segments `{category}/{filename}`.
+ */
+export interface RestBinding {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** OpenAPI path template relative to /api/dev, e.g. `/notes/{category}/{filename}`. */
+  path: string;
+  /** The OpenAPI operationId of this route, when the operation has more than one route; default the operation id. */
+  operationId?: string;
+  /** `path` is made of the route's `{category}` and `{filename}` segments (spec 4.6: exactly two). */
+  notePathFromSegments?: boolean;
+  /** The response is a note: ETag of its revision, If-None-Match, and `Accept: text/markdown`. */
+  representation?: 'note';
+}
+
+/** How an operation is published as an MCP tool. */
+export interface McpBinding {
+  /** The tool name (spec 4.2). */
+  name: string;
+  title: string;
+  /** Appended to the operation's description: advice for a model on when and how to use the tool. */
+  advice?: string;
+  annotations: ToolAnnotations;
+  /**
+   * The tool takes the idempotency key as an `idempotencyKey` argument, which a model must always send
+   * (`required`: the apply tools) or sends when it applies (`optional`).
+   */
+  idempotencyKey?: 'required' | 'optional';
+  /** A replayed answer says `replayed: true` in the result (the operation's output schema declares the field). */
+  marksReplays?: boolean;
+}
+
+/**
+ * One operation, defined once: what it is (id, summary, description), what it takes and gives (input and output
+ * schemas, the errors it can answer), who may call it (credential kinds, OAuth scope), what it costs (allowance),
+ * when it needs an idempotency key, where it is served (REST routes, an MCP tool) and the domain call. REST routes,
+ * the OpenAPI document, `tools/list` and `tools/call` are all derived from the operation table, and every call
+ * goes through the one invocation pipeline, so what is published is what is enforced (DESIGN.md principle 5).
+ */
+export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   /** Stable id, also the OpenAPI operationId. */
   id: string;
   summary: string;
   description: string;
   tags: readonly string[];
+  /** A strict object: undocumented fields are refused, never ignored. */
   input: I;
+  /** Only the fields of this schema reach the wire; the pipeline strips the rest. */
   output: O;
-  /** `read` never changes data; `write` previews by default and applies only with `dryRun: false`. */
-  effect: 'read' | 'write';
-  /** Error codes this operation itself can answer (authentication, plan and limit errors are added by surfaces). */
+  /** Error codes the operation itself can answer (authentication, plan and limit errors come from the pipeline). */
   errors: readonly ErrorCode[];
+  /** The credential kinds that may call it, on surfaces that accept them. */
+  credentials: readonly CredentialKind[];
+  scope: OperationScope;
+  allowance: AllowanceRule;
+  idempotency: IdempotencyRule;
+  rest?: readonly RestBinding[];
+  mcp?: McpBinding;
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
 }
 
+/** An operation of the table, whatever its schemas. */
+export type AnyOperation = Operation<z.ZodObject, z.ZodObject>;
+
 /** Declares an operation with full type inference of its input and output. */
-export function defineOperation<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>): Operation<I, O> {
+export function defineOperation<I extends z.ZodObject, O extends z.ZodObject>(operation: Operation<I, O>): AnyOperation {
   return operation;
 }
 
-/** True when a write operation's input asks to apply (not just preview). */
-export function applies(operation: Operation, input: Record<string, unknown>): boolean {
-  return operation.effect === 'write' && input.dryRun === false;
+/** True when a call with this (validated) input changes data, so that it needs an idempotency key. */
+export function appliesChange(operation: AnyOperation, input: Readonly<Record<string, unknown>>): boolean {
+  return operation.idempotency === 'always' || (operation.idempotency === 'when-applying' && input.dryRun === false);
 }
+
+/** The credentials of an account's own clients: personal access tokens and OAuth access tokens. */
+export const ACCOUNT_CREDENTIALS: readonly CredentialKind[] = ['personal_access_token', 'oauth'];
+
+/** Annotations of a tool that only reads. */
+export const READ_ONLY_TOOL: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from '../../domains/search/index.ts';
-import { MappingIdSchema } from './note-operations.ts';
-import { defineOperation } from './operation.ts';
+import { MappingIdSchema } from './fields.ts';
+import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
 
 const SearchHitOut = z.object({
   path: z.string(),
@@ -23,8 +23,11 @@ export const searchNotes = defineOperation({
     '"quoted phrases" must occur as written. A match in the title outranks a passing mention in the body. ' +
     `Bounded: ${DEFAULT_SEARCH_LIMIT} results by default, at most ${MAX_SEARCH_LIMIT}; when truncated, pass nextCursor for the next page.`,
   tags: ['search'],
-  effect: 'read',
-  input: z.object({
+  credentials: ACCOUNT_CREDENTIALS,
+  scope: 'mcp:read',
+  allowance: 'operation',
+  idempotency: 'none',
+  input: z.strictObject({
     mappingId: MappingIdSchema,
     query: z.string().min(1).max(MAX_QUERY_CHARS).describe('Words and "quoted phrases"; all must match'),
     tags: z.array(z.string().min(1).max(200)).max(10).optional().describe('Only notes with every one of these tags (nested tags count for their parents)'),
@@ -34,6 +37,15 @@ export const searchNotes = defineOperation({
   }),
   output: z.object({ results: z.array(SearchHitOut), truncated: z.boolean(), nextCursor: z.string().nullable() }),
   errors: ['invalid_request', 'not_found', 'device_encrypted'],
+  rest: [{ method: 'GET', path: '/search' }],
+  mcp: {
+    name: 'search_notes',
+    title: 'Search notes',
+    advice:
+      'Use it to find notes before reading them with get_note_content; each result has a snippet around the match, ' +
+      'so you can often answer without reading whole notes.',
+    annotations: READ_ONLY_TOOL,
+  },
   async run(ctx, input) {
     return ctx.services.search.searchNotes(ctx.principal.actor, input.mappingId, {
       query: input.query,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ifNoneMatchHits, prefersMarkdown } from './bind.ts';
-import { requestFingerprint } from '../operations/run-operation.ts';
 
 describe('content negotiation and conditional requests', () => {
   it.each([
@@ -24,15 +23,5 @@ describe('content negotiation and conditional requests', () => {
     expect(ifNoneMatchHits('*', revision)).toBe(true);
     expect(ifNoneMatchHits('"sha256:old"', revision)).toBe(false);
     expect(ifNoneMatchHits(undefined, revision)).toBe(false);
-  });
-});
-
-describe('request fingerprints', () => {
-  it('ignore key order and undefined fields, and differ for different requests or operations', () => {
-    const a = requestFingerprint('writeNote', { path: 'a.md', content: 'x', dryRun: false, expectedHash: undefined });
-    const b = requestFingerprint('writeNote', { dryRun: false, content: 'x', path: 'a.md' });
-    expect(a).toBe(b);
-    expect(requestFingerprint('writeNote', { path: 'a.md', content: 'y', dryRun: false })).not.toBe(a);
-    expect(requestFingerprint('deleteNote', { path: 'a.md', content: 'x', dryRun: false })).not.toBe(a);
   });
 });

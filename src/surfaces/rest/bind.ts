@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
+import { parseJsonBody } from '../http/body.ts';
 import type { HttpEnv } from '../http/context.ts';
 import type { QueryKind, RestRoute } from './routes.ts';
 
@@ -13,17 +14,16 @@ function fromQuery(value: string, kind: QueryKind): unknown {
   return value;
 }
 
-async function jsonBody(c: Context<HttpEnv>): Promise<Record<string, unknown>> {
+/** Largest request body of the Developer REST API: a 100-action transaction of typical notes fits many times. */
+export const MAX_REST_BODY_BYTES = 8 * 1024 * 1024;
+
+function jsonBody(c: Context<HttpEnv>): Record<string, unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
     throw new KgateError('invalid_request', 'Send the body as JSON with Content-Type: application/json.');
   }
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new KgateError('invalid_request', 'The body is not valid JSON.');
-  }
+  // Read and bounded before authentication (dev-api.ts); parsed here, once the call is admitted.
+  const body = parseJsonBody(c.get('body') ?? Buffer.alloc(0));
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw new KgateError('invalid_request', 'The body must be a JSON object.');
   }
@@ -37,16 +37,44 @@ function entityTagValue(header: string): string {
   return match ? match[1]! : trimmed;
 }
 
-/** The note path of a `/notes/{category}/{filename}` route: exactly two decoded segments. */
+/** Where a note at any depth is read or deleted instead of a two-segment route. */
+const OTHER_DEPTHS: Record<string, string> = {
+  GET: 'read it with GET /api/dev/notes/by-path?path=...',
+  DELETE: 'delete it with POST /api/dev/transactions and a delete-note action',
+};
+
+/**
+ * The note path of a `/notes/{category}/{filename}` route: exactly two decoded segments (spec 4.6). A request for a
+ * note at another depth reaches the same operation through a catch-all route and is refused with the rule and the
+ * route that takes any depth.
+ */
 function notePathOf(c: Context<HttpEnv>): string {
   const category = c.req.param('category');
   const filename = c.req.param('filename');
   if (!category || !filename || category.includes('/') || filename.includes('/')) {
-    throw new KgateError('invalid_path', 'This route takes exactly two path segments: a folder and a file name.', {
-      reason: 'segments',
-    });
+    const alternative = OTHER_DEPTHS[c.req.method] ?? 'use POST /api/dev/transactions';
+    throw new KgateError(
+      'invalid_path',
+      `This route takes exactly two path segments, a folder and a file name (/notes/{folder}/{file}.md); for a note at another depth, ${alternative}.`,
+      { reason: 'segments' },
+    );
   }
   return `${category}/${filename}`;
+}
+
+/** The mapping from the query, the body or X-Service-Mapping (spec 4.6); when more than one names it, they must agree. */
+function bindMapping(c: Context<HttpEnv>, input: Record<string, unknown>): void {
+  if (input.mappingId !== undefined && typeof input.mappingId !== 'string') {
+    throw new KgateError('invalid_request', 'mappingId must be a string (a UUID).', { field: 'mappingId' });
+  }
+  const candidates = [c.req.query('mappingId'), typeof input.mappingId === 'string' ? input.mappingId : undefined, c.req.header(MAPPING_HEADER)]
+    .filter((v): v is string => v !== undefined && v !== '');
+  if (new Set(candidates.map((v) => v.toLowerCase())).size > 1) {
+    throw new KgateError('invalid_request', `mappingId, the body's mappingId and ${MAPPING_HEADER} name different mappings.`, {
+      field: 'mappingId',
+    });
+  }
+  if (candidates[0] !== undefined) input.mappingId = candidates[0];
 }
 
 /**
@@ -54,7 +82,7 @@ function notePathOf(c: Context<HttpEnv>): string {
  * kinds), JSON body fields (unknown fields are rejected: undocumented fields are unavailable), the mapping from the
  * query, the body or X-Service-Mapping (they must agree), the note path from two segments, and If-Match.
  */
-export async function bindInput(c: Context<HttpEnv>, route: RestRoute): Promise<Record<string, unknown>> {
+export function bindInput(c: Context<HttpEnv>, route: RestRoute): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [name, kind] of Object.entries(route.query)) {
     if (kind === 'list') {
@@ -67,25 +95,15 @@ export async function bindInput(c: Context<HttpEnv>, route: RestRoute): Promise<
     if (value !== undefined) input[name] = fromQuery(value, kind);
   }
   if (route.body.length > 0) {
-    const body = await jsonBody(c);
+    const body = jsonBody(c);
     const unknown = Object.keys(body).filter((key) => !route.body.includes(key));
     if (unknown.length > 0) {
       throw new KgateError('invalid_request', `Unknown body field(s): ${unknown.join(', ')}.`, { fields: unknown });
     }
     Object.assign(input, body);
   }
-  if (input.mappingId !== undefined && typeof input.mappingId !== 'string') {
-    throw new KgateError('invalid_request', 'mappingId must be a string (a UUID).', { field: 'mappingId' });
-  }
-  const candidates = [c.req.query('mappingId'), typeof input.mappingId === 'string' ? input.mappingId : undefined, c.req.header(MAPPING_HEADER)]
-    .filter((v): v is string => v !== undefined && v !== '');
-  if (new Set(candidates.map((v) => v.toLowerCase())).size > 1) {
-    throw new KgateError('invalid_request', `mappingId, the body's mappingId and ${MAPPING_HEADER} name different mappings.`, {
-      field: 'mappingId',
-    });
-  }
-  if (candidates[0] !== undefined) input.mappingId = candidates[0];
-  if (route.notePathParams) input.path = notePathOf(c);
+  if (route.mappingAnywhere) bindMapping(c, input);
+  if (route.binding.notePathFromSegments) input.path = notePathOf(c);
   const ifMatch = c.req.header('if-match');
   if (route.ifMatch && ifMatch !== undefined) {
     // RFC 9110 s13.1.1: If-Match uses the strong comparison, so a weak tag never matches.

@@ -1,37 +1,50 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { KgateError } from '../../kernel/errors.ts';
+import { readBody } from '../http/body.ts';
 import type { HttpEnv } from '../http/context.ts';
-import { restHandler, type RestDependencies } from './handler.ts';
+import type { Pipeline } from '../invocation/pipeline.ts';
+import { MAX_REST_BODY_BYTES } from './bind.ts';
+import { restHandler } from './handler.ts';
 import { openApiDocument } from './openapi.ts';
 import { DEVELOPER_ROUTES, honoPath } from './routes.ts';
 
-/** Largest request body of the Developer REST API: a 100-action transaction of typical notes fits many times. */
-export const MAX_REST_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * The Hono path that catches a note path (ending in `.md`) of any other depth than the two segments of spec 4.6.
+ * Anything else under /notes that no route serves (`/notes/`, `DELETE /notes/trash`) stays "no route".
+ */
+export const OTHER_NOTE_DEPTHS = '/notes/:rest{.+\\.md}';
 
 /**
  * The Developer REST API at /api/dev: the routes of DEVELOPER_ROUTES and their OpenAPI 3.1 document, built from the
- * same table so that the two cannot disagree.
+ * same operation table so that the two cannot disagree.
  */
-export function developerApi(deps: RestDependencies & { baseUrl: string; version: string }): Hono<HttpEnv> {
+export function developerApi(deps: { pipeline: Pipeline; baseUrl: string; version: string }): Hono<HttpEnv> {
   const api = new Hono<HttpEnv>();
   const document = JSON.stringify(openApiDocument(DEVELOPER_ROUTES, deps));
-  api.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_REST_BODY_BYTES,
-      onError: (c) => {
-        // The rest of the body is never read, so the connection cannot carry another request.
-        c.header('Connection', 'close');
-        throw new KgateError('payload_too_large', `The request body is larger than ${MAX_REST_BODY_BYTES} bytes.`, {
-          limit: MAX_REST_BODY_BYTES,
-        });
-      },
-    }),
-  );
+  api.use('*', async (c, next) => {
+    // The bytes of a body (of any method) are read, bounded, before anything else, so that a body over the bound is
+    // refused without consuming anything, whether it declares its length or comes chunked. Parsing them is the route's input
+    // binding, after admission: a malformed body counts as a call (spec 7.3). The rest of a refused body is never
+    // read, so the connection cannot carry another request.
+    if (c.req.raw.body) {
+      try {
+        c.set('body', await readBody(c.req.raw.body, c.req.header('content-length'), MAX_REST_BODY_BYTES));
+      } catch (error) {
+        if (error instanceof KgateError && error.code === 'payload_too_large') c.header('Connection', 'close');
+        throw error;
+      }
+    }
+    await next();
+  });
   api.get('/openapi.json', (c) => c.body(document, 200, { 'Content-Type': 'application/json' }));
   for (const route of DEVELOPER_ROUTES) {
-    api.on(route.method, honoPath(route.path), restHandler(route, deps));
+    const handler = restHandler(route, deps.pipeline);
+    api.on(route.binding.method, honoPath(route.binding.path), handler);
+  }
+  // A note at another depth than the two segments of spec 4.6 reaches the same operation, whose input binding refuses
+  // it with invalid_path, the rule and the route that takes any depth, instead of a bare "no route".
+  for (const route of DEVELOPER_ROUTES.filter((r) => r.binding.notePathFromSegments)) {
+    api.on(route.binding.method, OTHER_NOTE_DEPTHS, restHandler(route, deps.pipeline));
   }
   return api;
 }

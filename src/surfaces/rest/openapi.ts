@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../kernel/error-codes.ts';
 import { HTTP_STATUS } from '../http/problem.ts';
-import type { Operation } from '../operations/operation.ts';
+import type { AnyOperation } from '../operations/operation.ts';
 import { MAPPING_HEADER } from './bind.ts';
 import type { RestRoute } from './routes.ts';
 
@@ -24,20 +24,20 @@ function schemaOf(type: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return schema;
 }
 
-function fieldSchema(operation: Operation, field: string): JsonSchema {
+function fieldSchema(operation: AnyOperation, field: string): JsonSchema {
   const shape = operation.input.shape as Record<string, z.ZodType>;
   const type = shape[field];
   if (!type) throw new Error(`${operation.id}: the route names ${field}, which the operation's input does not have`);
   return schemaOf(type, 'input');
 }
 
-function isRequired(operation: Operation, field: string): boolean {
+function isRequired(operation: AnyOperation, field: string): boolean {
   const shape = operation.input.shape as Record<string, z.ZodType>;
   return !shape[field]!.safeParse(undefined).success;
 }
 
 function parameters(route: RestRoute): JsonSchema[] {
-  const { operation } = route;
+  const { operation, binding } = route;
   const params: JsonSchema[] = [];
   const mappingElsewhere = route.body.includes('mappingId');
   for (const name of Object.keys(route.query)) {
@@ -45,7 +45,7 @@ function parameters(route: RestRoute): JsonSchema[] {
     const required = name !== 'mappingId' && isRequired(operation, name);
     params.push({ name, in: 'query', required, schema: fieldSchema(operation, name) });
   }
-  if (route.notePathParams) {
+  if (binding.notePathFromSegments) {
     params.push(
       { name: 'category', in: 'path', required: true, description: 'The folder of the note (one segment)', schema: { type: 'string' } },
       { name: 'filename', in: 'path', required: true, description: 'The file name of the note, ending in .md', schema: { type: 'string' } },
@@ -54,7 +54,7 @@ function parameters(route: RestRoute): JsonSchema[] {
   if (mappingElsewhere) {
     params.push({ name: 'mappingId', in: 'query', required: false, description: 'The mapping, instead of mappingId in the body', schema: { type: 'string', format: 'uuid' } });
   }
-  if ('mappingId' in operation.input.shape) {
+  if (route.mappingAnywhere) {
     params.push({
       name: MAPPING_HEADER,
       in: 'header',
@@ -66,7 +66,7 @@ function parameters(route: RestRoute): JsonSchema[] {
   if (route.ifMatch) {
     params.push({ name: 'If-Match', in: 'header', required: false, description: 'The current revision, in place of expectedHash', schema: { type: 'string' } });
   }
-  if (operation.effect === 'write') {
+  if (operation.idempotency !== 'none') {
     params.push({
       name: 'Idempotency-Key',
       in: 'header',
@@ -75,7 +75,7 @@ function parameters(route: RestRoute): JsonSchema[] {
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
-  if (route.noteRead) {
+  if (binding.representation === 'note') {
     params.push({ name: 'If-None-Match', in: 'header', required: false, description: 'A revision (ETag); 304 when it is current', schema: { type: 'string' } });
   }
   return params;
@@ -101,22 +101,26 @@ const RATE_HEADERS = {
 
 function responses(route: RestRoute): JsonSchema {
   const { operation } = route;
+  const changes = operation.idempotency !== 'none';
+  const note = route.binding.representation === 'note';
   const success: JsonSchema = {
-    description: operation.effect === 'write' ? 'The preview, or the applied result' : 'OK',
+    description: changes ? 'The preview, or the applied result' : 'OK',
     headers: {
       ...RATE_HEADERS,
-      ...(operation.effect === 'write' ? { 'Idempotent-Replayed': { description: 'true on a replayed answer', schema: { type: 'string' } } } : {}),
-      ...(route.noteRead ? { ETag: { description: 'The revision', schema: { type: 'string' } } } : {}),
+      ...(changes ? { 'Idempotent-Replayed': { description: 'true on a replayed answer', schema: { type: 'string' } } } : {}),
+      ...(note ? { ETag: { description: 'The revision', schema: { type: 'string' } } } : {}),
     },
     content: {
       'application/json': { schema: schemaOf(operation.output, 'output') },
-      ...(route.noteRead ? { 'text/markdown': { schema: { type: 'string' } } } : {}),
+      ...(note ? { 'text/markdown': { schema: { type: 'string' } } } : {}),
     },
   };
   const result: JsonSchema = { '200': success };
-  if (route.noteRead) result['304'] = { description: 'Not modified: If-None-Match names the current revision' };
+  if (note) result['304'] = { description: 'Not modified: If-None-Match names the current revision' };
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set([...operation.errors, ...COMMON_ERRORS])) {
+  // A route with a JSON body can also be refused for bytes that are not UTF-8.
+  const bodyErrors: readonly ErrorCode[] = route.body.length > 0 ? ['invalid_encoding'] : [];
+  for (const code of new Set([...operation.errors, ...COMMON_ERRORS, ...bodyErrors])) {
     const status = HTTP_STATUS[code];
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
@@ -148,10 +152,10 @@ export function openApiDocument(routes: readonly RestRoute[], options: { baseUrl
     },
   };
   for (const route of routes) {
-    const { operation } = route;
+    const { operation, binding } = route;
     const body = requestBody(route);
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = {
-      operationId: operation.id,
+    (paths[binding.path] ??= {})[binding.method.toLowerCase()] = {
+      operationId: route.operationId,
       summary: operation.summary,
       description: operation.description,
       tags: [...operation.tags],

@@ -1,61 +1,61 @@
-import type { Operation } from '../operations/operation.ts';
-import { listEvents } from '../operations/event-operations.ts';
-import { queryGraphRelations } from '../operations/graph-operations.ts';
-import { searchNotes } from '../operations/search-operations.ts';
-import { deleteNote, listNotes, listTrash, readNote, runNoteTransaction, writeNote } from '../operations/note-operations.ts';
+import { z } from 'zod';
+import type { AnyOperation, RestBinding } from '../operations/operation.ts';
+import { OPERATIONS } from '../operations/table.ts';
 
 /** How a query-string value is turned into the type the operation's schema expects; `list` repeats the name. */
 export type QueryKind = 'string' | 'integer' | 'boolean' | 'list';
 
 /**
- * Where each input field of an operation comes from on the REST wire. `mappingId` may come from the query, the
- * body or the X-Service-Mapping header (spec 4.6); other fields come from exactly one place.
+ * One route of the Developer REST API, derived from an operation and one of its REST bindings: where each input
+ * field comes from is computed from the operation's input schema (see RestBinding for the rules), never listed.
  */
 export interface RestRoute {
-  operation: Operation;
-  method: 'GET' | 'POST' | 'DELETE';
-  /** OpenAPI path template relative to /api/dev, e.g. `/notes/{category}/{filename}`. */
-  path: string;
+  operation: AnyOperation;
+  binding: RestBinding;
+  /** The OpenAPI operationId: the binding's, or the operation id. */
+  operationId: string;
   /** Input fields read from the query string, with their kinds. */
   query: Readonly<Record<string, QueryKind>>;
   /** Input fields read from the JSON body (POST only). */
   body: readonly string[];
-  /** Two path segments that together form the note path (`category/filename`). */
-  notePathParams: boolean;
   /** `If-Match` is accepted in place of `expectedHash`. */
   ifMatch: boolean;
-  /** GET of one note: ETag, If-None-Match and `Accept: text/markdown`. */
-  noteRead: boolean;
+  /** `mappingId` may also come from the X-Service-Mapping header (and from the query of a POST). */
+  mappingAnywhere: boolean;
 }
 
-function route(partial: Partial<RestRoute> & Pick<RestRoute, 'operation' | 'method' | 'path'>): RestRoute {
-  return { query: {}, body: [], notePathParams: false, ifMatch: false, noteRead: false, ...partial };
+/** The query kind of a field, from the JSON Schema its zod schema publishes. */
+function queryKind(field: z.ZodType): QueryKind {
+  const schema = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as { type?: string };
+  if (schema.type === 'integer' || schema.type === 'number') return 'integer';
+  if (schema.type === 'boolean') return 'boolean';
+  if (schema.type === 'array') return 'list';
+  return 'string';
 }
 
-/** The Developer REST API, as served and as published in /api/dev/openapi.json. */
-export const DEVELOPER_ROUTES: readonly RestRoute[] = [
-  route({ operation: listNotes, method: 'GET', path: '/notes', query: { mappingId: 'string', cursor: 'string', limit: 'integer' } }),
-  route({ operation: listTrash, method: 'GET', path: '/notes/trash', query: { mappingId: 'string', cursor: 'string', limit: 'integer' } }),
-  route({ operation: readNote, method: 'GET', path: '/notes/{category}/{filename}', query: { mappingId: 'string' }, notePathParams: true, noteRead: true }),
-  route({ operation: writeNote, method: 'POST', path: '/notes', body: ['mappingId', 'path', 'content', 'dryRun', 'expectedHash'], ifMatch: true }),
-  route({
-    operation: deleteNote,
-    method: 'DELETE',
-    path: '/notes/{category}/{filename}',
-    query: { mappingId: 'string', dryRun: 'boolean' },
-    notePathParams: true,
-    ifMatch: true,
-  }),
-  route({ operation: runNoteTransaction, method: 'POST', path: '/transactions', body: ['mappingId', 'dryRun', 'actions'] }),
-  route({
-    operation: searchNotes,
-    method: 'GET',
-    path: '/search',
-    query: { mappingId: 'string', query: 'string', tags: 'list', folder: 'string', limit: 'integer', cursor: 'string' },
-  }),
-  route({ operation: queryGraphRelations, method: 'GET', path: '/graph/relations', query: { mappingId: 'string', path: 'string', limit: 'integer' } }),
-  route({ operation: listEvents, method: 'GET', path: '/events', query: { mappingId: 'string', since: 'integer', limit: 'integer' } }),
-];
+/** Derives the wire binding of one REST route of an operation. */
+export function restRoute(operation: AnyOperation, binding: RestBinding): RestRoute {
+  const shape = operation.input.shape as Record<string, z.ZodType>;
+  // The note path of a two-segment route comes from the URL; a hash belongs in If-Match, never in a query string.
+  const fields = Object.keys(shape).filter((field) => !(binding.notePathFromSegments && field === 'path'));
+  const fromBody = binding.method === 'POST';
+  return {
+    operation,
+    binding,
+    operationId: binding.operationId ?? operation.id,
+    query: fromBody
+      ? {}
+      : Object.fromEntries(fields.filter((field) => field !== 'expectedHash').map((field) => [field, queryKind(shape[field]!)])),
+    body: fromBody ? fields : [],
+    ifMatch: 'expectedHash' in shape,
+    mappingAnywhere: 'mappingId' in shape,
+  };
+}
+
+/** The Developer REST API, as served and as published in /api/dev/openapi.json: every REST binding of the operation table. */
+export const DEVELOPER_ROUTES: readonly RestRoute[] = OPERATIONS.flatMap((operation) =>
+  (operation.rest ?? []).map((binding) => restRoute(operation, binding)),
+);
 
 /** Hono's form of an OpenAPI path template: `{name}` becomes `:name`. */
 export function honoPath(path: string): string {

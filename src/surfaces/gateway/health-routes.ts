@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import type { HttpEnv } from './context.ts';
-import { problemResponse } from './problem.ts';
+import type { HttpEnv } from '../http/context.ts';
+import { problemResponse } from '../http/problem.ts';
 
 /** Result of a readiness probe. */
 export interface ReadinessReport {

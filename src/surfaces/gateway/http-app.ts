@@ -3,28 +3,29 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { isKgateError } from '../../kernel/errors.ts';
 import type { Logger } from '../../logger.ts';
-import type { TokensService } from '../../domains/tokens/index.ts';
-import { developerApi } from '../rest/dev-api.ts';
-import { mcpGateway } from '../mcp/transport.ts';
-import type { VaultsService } from '../../domains/vaults/index.ts';
 import type { AccountsService } from '../../domains/accounts/index.ts';
 import type { OAuthService } from '../../domains/oauth/index.ts';
 import type { SessionsService } from '../../domains/sessions/index.ts';
+import type { TokensService } from '../../domains/tokens/index.ts';
+import type { VaultsService } from '../../domains/vaults/index.ts';
+import { bearerChallenge } from '../http/auth.ts';
+import type { HttpEnv } from '../http/context.ts';
+import type { NodeHandler } from '../http/node-exchange.ts';
+import { problemResponse } from '../http/problem.ts';
+import { requestLog } from '../http/request-log.ts';
+import { createPipeline, type Pipeline, type PipelineDependencies } from '../invocation/pipeline.ts';
+import { mcpGateway } from '../mcp/transport.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
+import { developerApi } from '../rest/dev-api.ts';
 import { webPages } from '../web/index.ts';
-import type { RestDependencies } from '../rest/handler.ts';
 import { accountRoutes } from './account-routes.ts';
-import { bearerChallenge } from './auth.ts';
-import type { HttpEnv } from './context.ts';
 import { healthRoutes, type ReadinessCheck } from './health-routes.ts';
-import { problemResponse } from './problem.ts';
-import type { NodeHandler } from './node-exchange.ts';
-import { requestLog } from './request-log.ts';
 
-/** What the HTTP surface needs from the rest of the process. */
-export interface HttpDependencies extends RestDependencies {
+/** What the HTTP surfaces need from the rest of the process. */
+export interface HttpDependencies extends PipelineDependencies {
   logger: Logger;
   tokens: TokensService;
+  oauth: OAuthService;
   readiness: ReadinessCheck;
   version: string;
   /** Public base URL; always absolute in a started gateway (tests that only inspect routes may pass ''). */
@@ -32,19 +33,19 @@ export interface HttpDependencies extends RestDependencies {
   vaults: VaultsService;
   accounts: AccountsService;
   sessions: SessionsService;
-  oauth: OAuthService;
 }
 
 /** The path of the hosted MCP gateway (spec 4.1). */
 const MCP_PATH = '/api/mcp';
 
 /**
- * The whole HTTP surface as one Node request handler: the MCP gateway on its own Node route (see transport.ts
- * for why), everything else through the Hono application.
+ * The whole HTTP surface as one Node request handler: the MCP gateway on its own Node route (see its transport for
+ * why), everything else through the Hono application. Both call operations through one invocation pipeline.
  */
 export function createHttpHandler(deps: HttpDependencies): NodeHandler {
-  const mcp = mcpGateway({ ...deps, services: { ...deps.services, vaults: deps.vaults, idempotency: deps.idempotency } });
-  const hono = getRequestListener(createHttpApp(deps).fetch);
+  const pipeline = createPipeline(deps);
+  const mcp = mcpGateway({ pipeline, version: deps.version, baseUrl: deps.baseUrl, logger: deps.logger });
+  const hono = getRequestListener(createHttpApp(deps, pipeline).fetch);
   return async (req, res) => {
     const url = req.url ?? '';
     const path = url.indexOf('?') < 0 ? url : url.slice(0, url.indexOf('?'));
@@ -54,15 +55,16 @@ export function createHttpHandler(deps: HttpDependencies): NodeHandler {
 }
 
 /**
- * Builds the HTTP application (every route but the MCP gateway): request ids and logs, health probes, the API routes, and one error mapping from
- * stable codes to problem JSON. The app is transport only; every decision is a domain call.
+ * Builds the HTTP application (every route but the MCP gateway): request ids and logs, health probes, the API
+ * routes, the OAuth endpoints and pages, and one error mapping from stable codes to problem JSON. The app is
+ * transport only; every decision is a domain call.
  */
-export function createHttpApp(deps: HttpDependencies): Hono<HttpEnv> {
+export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = createPipeline(deps)): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   app.use('*', requestLog(deps.logger));
   app.route('/', healthRoutes(deps.readiness, deps.version));
-  app.route('/api/account', accountRoutes(deps.tokens));
-  app.route('/api/dev', developerApi(deps));
+  app.route('/api/account', accountRoutes(pipeline));
+  app.route('/api/dev', developerApi({ pipeline, baseUrl: deps.baseUrl, version: deps.version }));
   app.route('/', oauthRoutes(deps.oauth));
   app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl }));
 

@@ -1,50 +1,53 @@
 import { z } from 'zod';
 import { FRONTMATTER_TYPES, MAX_CANVAS_NODES, canvasToOutline, summarizeSchema } from '../../domains/markdown/index.ts';
 import { MAX_FRONTMATTER_ERRORS, MAX_FRONTMATTER_SCAN } from '../../domains/notes/index.ts';
-import { MappingIdSchema } from '../operations/note-operations.ts';
-import type { McpTool, ToolAnnotations } from './tool.ts';
+import { MappingIdSchema } from './fields.ts';
+import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
 
-const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+// Operations that turn vault files into knowledge a model can use.
 
-const translateCanvas: McpTool = {
-  name: 'translate_canvas',
-  title: 'Translate a canvas to an outline',
+const READ = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:read', allowance: 'operation', idempotency: 'none' } as const;
+
+/** A JSON Canvas document as a Markdown outline (`translate_canvas`). */
+export const translateCanvas = defineOperation({
+  ...READ,
+  id: 'translateCanvas',
+  summary: 'Translate a canvas to an outline',
   description:
     `Converts a JSON Canvas 1.0 document (an Obsidian .canvas file, passed as its JSON text or as an object) to a Markdown outline: ` +
     `nodes nest under the smallest group that contains them, in reading order (top to bottom, then left to right); notes become ` +
     `[[WikiLinks]], other files embeds, links Markdown links; edges follow under "Relations". At most ${MAX_CANVAS_NODES} nodes. ` +
     'Needs no mappingId: it reads only the document you pass.',
-  input: z
-    .object({
-      canvas: z
-        .union([z.string(), z.record(z.string(), z.unknown())])
-        .describe('The JSON Canvas document itself: its JSON text or the parsed object with nodes and edges'),
-    })
-    .strict(),
+  tags: ['knowledge'],
+  input: z.strictObject({
+    canvas: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .describe('The JSON Canvas document itself: its JSON text or the parsed object with nodes and edges'),
+  }),
   output: z.object({
     outline: z.string(),
     nodes: z.number().int(),
     edges: z.number().int(),
     truncated: z.boolean().describe('Always false: a canvas over the limit is refused, never cut'),
   }),
-  annotations: READ_ONLY,
-  scope: 'mcp:read',
-  run(_ctx, args) {
-    // Pure and bounded: no vault is read, so no mapping is resolved.
-    const { canvas } = args as { canvas: unknown };
-    return Promise.resolve({ ...canvasToOutline(canvas) });
-  },
-};
+  errors: ['invalid_request'],
+  mcp: { name: 'translate_canvas', title: 'Translate a canvas to an outline', annotations: READ_ONLY_TOOL },
+  // Pure and bounded: no vault is read, so no mapping is resolved.
+  run: (_ctx, input) => Promise.resolve({ ...canvasToOutline(input.canvas) }),
+});
 
-const getVaultSchema: McpTool = {
-  name: 'get_vault_schema',
-  title: 'Frontmatter schema of a vault',
+/** The frontmatter keys of a hosted vault (`get_vault_schema`). */
+export const getVaultSchema = defineOperation({
+  ...READ,
+  id: 'getVaultSchema',
+  summary: 'Frontmatter schema of a vault',
   description:
     `Inspects the YAML frontmatter keys of a hosted vault: per key the kinds of value seen (string, number, boolean, date, list, ` +
     `object, null), how many notes have it and up to 3 examples. Reads at most ${MAX_FRONTMATTER_SCAN.toLocaleString('en-US')} ` +
     'notes in path order; truncated says when it stopped early (scanned of total). parseErrors lists the first ' +
     `${MAX_FRONTMATTER_ERRORS} notes whose frontmatter could not be read.`,
-  input: z.object({ mappingId: MappingIdSchema }).strict(),
+  tags: ['knowledge'],
+  input: z.strictObject({ mappingId: MappingIdSchema }),
   output: z.object({
     keys: z.array(
       z.object({
@@ -62,11 +65,10 @@ const getVaultSchema: McpTool = {
     parseErrors: z.array(z.object({ path: z.string(), error: z.string() })).describe(`At most ${MAX_FRONTMATTER_ERRORS}`),
     parseErrorCount: z.number().int(),
   }),
-  annotations: READ_ONLY,
-  scope: 'mcp:read',
-  async run(ctx, args) {
-    const { mappingId } = args as { mappingId: string };
-    const scan = await ctx.services.notes.scanFrontmatter(ctx.principal.actor, mappingId, MAX_FRONTMATTER_SCAN);
+  errors: ['invalid_request', 'not_found', 'device_encrypted'],
+  mcp: { name: 'get_vault_schema', title: 'Frontmatter schema of a vault', annotations: READ_ONLY_TOOL },
+  async run(ctx, input) {
+    const scan = await ctx.services.notes.scanFrontmatter(ctx.principal.actor, input.mappingId, MAX_FRONTMATTER_SCAN);
     const schema = summarizeSchema(scan.documents);
     return {
       keys: schema.keys,
@@ -79,7 +81,4 @@ const getVaultSchema: McpTool = {
       parseErrorCount: scan.errorCount,
     };
   },
-};
-
-/** Tools that turn vault files into knowledge a model can use. */
-export const KNOWLEDGE_TOOLS: readonly McpTool[] = [translateCanvas, getVaultSchema];
+});

@@ -1,0 +1,138 @@
+import { publicBaseUrl, type Config } from '../config.ts';
+import type { Database } from '../db/port.ts';
+import type { ClientMetadataFetch } from '../domains/oauth/index.ts';
+import type { CredentialCache } from '../domains/tokens/index.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { createLogger, type Logger } from '../logger.ts';
+import { createHttpHandler, type HttpDependencies } from '../surfaces/gateway/http-app.ts';
+import { listen, type RunningServer } from '../surfaces/http/listen.ts';
+import type { NodeHandler } from '../surfaces/http/node-exchange.ts';
+import { readinessOf, type OpenedDatabase } from './database.ts';
+import { startMaintenance } from './maintenance.ts';
+import { createServices, type Services } from './services.ts';
+import { VERSION } from './version.ts';
+
+/**
+ * Keeps the credential cache true to the database: changes made by any process arrive as notifications (migration
+ * 0003) and make the cache forget the account; while notifications may be missed, the cache is off.
+ */
+async function listenForCredentialChanges(
+  db: Database,
+  caches: readonly CredentialCache[],
+  logger: Logger,
+): Promise<() => Promise<void>> {
+  const stop = await db.listen(
+    'kgate_credentials',
+    (accountId) => caches.forEach((cache) => cache.forgetAccount(accountId)),
+    (listening) => {
+      caches.forEach((cache) => cache.setEnabled(listening));
+      if (listening) logger.info('credential notifications restored; caching credentials again');
+      else logger.warn('credential notifications lost; every request reads credentials from the database until they return');
+    },
+  );
+  caches.forEach((cache) => cache.setEnabled(true));
+  return stop;
+}
+
+/**
+ * Brings notes stored by an older Markdown parser (or before it existed) up to date, after the server is up: search
+ * and the link graph see such notes with empty text and no links until then. Stops between batches on shutdown.
+ */
+async function reindexInBackground(services: Services, logger: Logger, shouldStop: () => boolean): Promise<void> {
+  try {
+    const count = await services.notes.reindexStale(shouldStop);
+    if (count > 0) logger.info({ notes: count }, 're-derived the Markdown model of notes stored by an older version');
+  } catch (error) {
+    logger.warn({ err: error }, 're-deriving the Markdown model of older notes failed; it is retried at the next start');
+  }
+}
+
+/** A started gateway. */
+export interface Gateway {
+  /** The address the server is bound to (http://127.0.0.1:PORT). */
+  url: string;
+  /** The public base URL: KGATE_BASE_URL, or http://localhost:PORT. OAuth issuer and resource derive from it. */
+  baseUrl: string;
+  services: Services;
+  /** Graceful stop: in-flight requests finish (up to the grace period), then the database closes. */
+  stop(): Promise<void>;
+}
+
+/** What the HTTP surface gets from the wired services (also used by tests that build the app themselves). */
+export function httpDependenciesOf(services: Services, db: Database, options: { logger: Logger; baseUrl: string }): HttpDependencies {
+  return {
+    logger: options.logger,
+    tokens: services.tokens,
+    oauth: services.oauth,
+    usage: services.usage,
+    idempotency: services.idempotency,
+    services: { notes: services.notes, provenance: services.provenance, search: services.search, graph: services.graph, vaults: services.vaults },
+    vaults: services.vaults,
+    readiness: readinessOf(db),
+    version: VERSION,
+    baseUrl: options.baseUrl,
+    accounts: services.accounts,
+    sessions: services.sessions,
+  };
+}
+
+/** Options of `startGateway` beyond the configuration. */
+export interface GatewayOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Replaces the guarded fetch of client ID metadata documents (tests trust their own certificate with it). */
+  fetchClientMetadata?: ClientMetadataFetch;
+}
+
+/** Starts the HTTP gateway over an opened database. */
+export async function startGateway(config: Config, opened: OpenedDatabase, options: GatewayOptions = {}): Promise<Gateway> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  // With PORT=0 and no KGATE_BASE_URL the public address is known only once the port is bound; everything that
+  // publishes absolute URLs (OAuth metadata, the token audience) reads it through this holder.
+  const base = { url: config.baseUrl ?? '' };
+  const services = createServices(opened.db, options.clock, {
+    publicBase: () => base.url,
+    allowPrivateClientMetadata: config.oauth.allowPrivateClientMetadata,
+    ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
+  });
+  // Listen for credential changes before serving: a gateway that cannot must fail at start, not serve without them.
+  const stopListening = await listenForCredentialChanges(opened.db, services.credentialCaches, logger);
+  const router: { handler?: NodeHandler } = {};
+  let server: RunningServer;
+  try {
+    server = await listen(
+      async (req, res) => {
+        if (router.handler) return router.handler(req, res);
+        res.writeHead(503, { 'Retry-After': '1' }).end();
+      },
+      { host: config.host, port: config.port },
+    );
+  } catch (error) {
+    await stopListening();
+    throw error;
+  }
+  base.url ||= publicBaseUrl(config, server.url);
+  router.handler = createHttpHandler(httpDependenciesOf(services, opened.db, { logger, baseUrl: base.url }));
+  const maintenance = startMaintenance(services, logger);
+  let stopRequested = false;
+  const reindexing = reindexInBackground(services, logger, () => stopRequested);
+  let stopping: Promise<void> | undefined;
+  return {
+    url: server.url,
+    baseUrl: base.url,
+    services,
+    stop() {
+      stopping ??= (async () => {
+        for (const timer of maintenance) clearInterval(timer);
+        stopRequested = true;
+        await server.close(config.shutdownGraceMs);
+        await reindexing;
+        await stopListening();
+        await services.usage.releaseLeases().catch((error: unknown) => logger.warn({ err: error }, 'returning usage leases failed'));
+        await opened.close();
+        logger.flush();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { Database } from '../db/port.ts';
+import { createAccountsService, type AccountsService } from '../domains/accounts/index.ts';
+import { createGraphService, type GraphService } from '../domains/graph/index.ts';
+import { createIdempotencyService, type IdempotencyService } from '../domains/idempotency/index.ts';
+import { createNotesService, type NotesService } from '../domains/notes/index.ts';
+import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, type OAuthService } from '../domains/oauth/index.ts';
+import { createOnboardingService, type OnboardingService } from '../domains/onboarding/index.ts';
+import { createProvenanceService, type ProvenanceService } from '../domains/provenance/index.ts';
+import { createSearchService, type SearchService } from '../domains/search/index.ts';
+import { createSessionsService, type SessionsService } from '../domains/sessions/index.ts';
+import {
+  createCredentialCache,
+  createTokensService,
+  type CredentialCache,
+  type TokenCredentialRow,
+  type TokensService,
+} from '../domains/tokens/index.ts';
+import { createUsageService, type UsageService } from '../domains/usage/index.ts';
+import { createVaultsService, type VaultsService } from '../domains/vaults/index.ts';
+import { createWorkspacesService, type WorkspacesService } from '../domains/workspaces/index.ts';
+import { systemClock, type Clock } from '../kernel/clock.ts';
+import { createGuardedFetch } from '../net/guarded-fetch.ts';
+
+/** Every domain service, wired. */
+export interface Services {
+  accounts: AccountsService;
+  workspaces: WorkspacesService;
+  vaults: VaultsService;
+  notes: NotesService;
+  tokens: TokensService;
+  onboarding: OnboardingService;
+  idempotency: IdempotencyService;
+  usage: UsageService;
+  provenance: ProvenanceService;
+  search: SearchService;
+  graph: GraphService;
+  sessions: SessionsService;
+  oauth: OAuthService;
+  /**
+   * Resolved credentials in memory (personal access tokens, OAuth access tokens); enabled only by a gateway that
+   * listens for credential notifications.
+   */
+  credentialCaches: readonly CredentialCache[];
+}
+
+/** Settings of the services that depend on where the gateway is reached. */
+export interface ServiceOptions {
+  /** The public base URL (e.g. https://kgate.example.com); a function because a port chosen at start is known late. */
+  publicBase: () => string;
+  /** Fetches OAuth client ID metadata documents; bounded and guarded against private addresses by default. */
+  fetchClientMetadata?: ClientMetadataFetch;
+  /** Development only: let client ID metadata documents live on loopback or private addresses. */
+  allowPrivateClientMetadata?: boolean;
+}
+
+/** Wires every domain service over one database. */
+export function createServices(
+  db: Database,
+  clock: Clock = systemClock,
+  options: ServiceOptions = { publicBase: () => 'http://localhost:8787' },
+): Services {
+  const credentialCache = createCredentialCache<TokenCredentialRow>();
+  const oauthCache = createCredentialCache<OAuthCredentialRow>();
+  const credentialCaches = [credentialCache, oauthCache];
+  const accounts = createAccountsService(db, {
+    onAccessChanged: (accountId) => credentialCaches.forEach((cache) => cache.forgetAccount(accountId)),
+  });
+  const workspaces = createWorkspacesService(db);
+  const vaults = createVaultsService(db, workspaces);
+  const idempotency = createIdempotencyService(db);
+  const notes = createNotesService(db, vaults);
+  const tokens = createTokensService(db, clock, credentialCache);
+  const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
+  const usage = createUsageService(db);
+  const provenance = createProvenanceService(db, vaults);
+  const search = createSearchService(db, vaults);
+  const graph = createGraphService(db, vaults);
+  const sessions = createSessionsService(db, clock, accounts);
+  const oauth = createOAuthService(db, clock, {
+    issuer: options.publicBase,
+    resource: () => `${options.publicBase()}/api/mcp`,
+    fetchClientMetadata:
+      options.fetchClientMetadata ?? createGuardedFetch({ allowPrivateAddresses: options.allowPrivateClientMetadata ?? false }),
+    cache: oauthCache,
+  });
+  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance, search, graph, sessions, oauth, credentialCaches };
+}

@@ -1,0 +1,110 @@
+import { KgateError } from '../../kernel/errors.ts';
+import type { IdempotencyService, IdempotentOutcome } from '../../domains/idempotency/index.ts';
+import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
+import type { Reservation, UsageService } from '../../domains/usage/index.ts';
+import { appliesChange, type AnyOperation, type OperationContext, type OperationScope, type OperationServices } from '../operations/operation.ts';
+import { admit, assertCredentialAccepted } from './admit.ts';
+import { authenticate, type Authenticators } from './authenticate.ts';
+import { present } from './present.ts';
+import type { SurfaceProfile } from './surface.ts';
+import { validateInput, validateKey, type ReceivedKey } from './validate.ts';
+
+/** What the pipeline runs on. */
+export interface PipelineDependencies extends Authenticators {
+  usage: Pick<UsageService, 'reserve'>;
+  idempotency: Pick<IdempotencyService, 'run'>;
+  services: OperationServices;
+}
+
+/** One call of an operation, as a surface hands it over after translating its wire. */
+export interface Call {
+  surface: SurfaceProfile;
+  principal: AuthenticatedPrincipal;
+  operation: AnyOperation;
+  /** Reads the raw input; run after admission, so that a malformed request still counts as a call (spec 7.3). */
+  readInput: () => unknown;
+  /** The idempotency key as received (header or argument), checked by the pipeline. */
+  idempotencyKey: ReceivedKey;
+}
+
+/**
+ * How a call ended. `admitted: false` means it was refused before execution (scope, rate or monthly limit) and
+ * consumed nothing; surfaces answer such refusals at the protocol level. `replayed` marks an answer stored under
+ * the idempotency key by an earlier identical call.
+ */
+export type Invocation =
+  | { ok: true; output: Record<string, unknown>; replayed: boolean; reservation: Reservation | undefined }
+  | { ok: false; error: KgateError; admitted: boolean; replayed: boolean; reservation: Reservation | undefined };
+
+/** The one invocation pipeline every surface calls (docs/architecture.md shows its steps). */
+export interface Pipeline {
+  /** Authenticates a request for a surface: credential, account status, plan. Throws the refusal. */
+  authenticate(surface: SurfaceProfile, authorization: string | undefined): Promise<AuthenticatedPrincipal>;
+  /** Admits a protocol request that runs no operation (MCP `initialize`, `tools/list`...): scope, then one unit. */
+  admit(surface: SurfaceProfile, principal: AuthenticatedPrincipal, scope?: OperationScope): Promise<Reservation | undefined>;
+  /** Runs one call of an operation through every step after authentication. */
+  invoke(call: Call): Promise<Invocation>;
+}
+
+/** Marks an error that replays a stored outcome, so the surface can say so (for example Idempotent-Replayed). */
+class ReplayedError extends KgateError {}
+
+/** Claims the key when the call applies a change, runs the operation, stores its outcome: steps 6 to 8. */
+async function execute(
+  deps: PipelineDependencies,
+  ctx: OperationContext,
+  call: Call,
+  input: Record<string, unknown>,
+  key: string | undefined,
+): Promise<IdempotentOutcome<Record<string, unknown>>> {
+  const { operation } = call;
+  if (!appliesChange(operation, input)) return { replayed: false, value: present(operation, await operation.run(ctx, input)) };
+  if (key === undefined) throw new KgateError('idempotency_key_required', call.surface.words.missingKey);
+  const request = { accountId: ctx.principal.accountId, key, operation: operation.id, input };
+  return deps.idempotency.run(request, async (commit) => present(operation, await operation.run({ ...ctx, commit }, input)));
+}
+
+/** A stored outcome as the output it was, or its error thrown again: step 9. */
+function unwrap(operation: AnyOperation, outcome: IdempotentOutcome<Record<string, unknown>>): Record<string, unknown> {
+  if (!outcome.replayed) return outcome.value;
+  const stored = outcome.outcome;
+  if (stored.kind === 'error') throw new ReplayedError(stored.code, stored.message, stored.details);
+  // Stripped again: a stored answer never carries more than the schema of today allows.
+  return present(operation, stored.value);
+}
+
+/**
+ * Builds the pipeline. Its steps, in order: authenticate (credential, account status, plan), accept the credential
+ * kind, check the scope, reserve one unit of the allowance, validate the input and the idempotency key, claim the
+ * key (when the call applies a change), run, complete the key with the outcome in the change's own transaction,
+ * unwrap a replay, strip the output to its schema. Errors keep their stable codes; surfaces only put them on their
+ * wire (problem JSON; JSON-RPC errors and `isError` results).
+ */
+export function createPipeline(deps: PipelineDependencies): Pipeline {
+  return {
+    authenticate: (surface, authorization) => authenticate(deps, surface, authorization),
+    admit: (surface, principal, scope) => admit(deps.usage, surface, principal, scope),
+    async invoke(call) {
+      const { surface, principal, operation } = call;
+      let reservation: Reservation | undefined;
+      try {
+        assertCredentialAccepted(operation, principal);
+        reservation = await admit(deps.usage, surface, principal, operation.scope);
+      } catch (error) {
+        if (error instanceof KgateError) return { ok: false, error, admitted: false, replayed: false, reservation };
+        throw error;
+      }
+      try {
+        const input = validateInput(surface, operation, await Promise.resolve(call.readInput()));
+        // Only an operation that can apply a change takes a key; a read ignores one (REST) or refuses it as an argument.
+        const key = operation.idempotency === 'none' ? undefined : validateKey(surface, call.idempotencyKey);
+        const ctx: OperationContext = { principal, services: deps.services, noteChanges: surface.noteChanges };
+        const outcome = await execute(deps, ctx, call, input, key);
+        return { ok: true, output: unwrap(operation, outcome), replayed: outcome.replayed, reservation };
+      } catch (error) {
+        if (error instanceof KgateError) return { ok: false, error, admitted: true, replayed: error instanceof ReplayedError, reservation };
+        throw error;
+      }
+    },
+  };
+}

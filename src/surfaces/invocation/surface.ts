@@ -1,0 +1,52 @@
+import type { CredentialKind } from '../../kernel/principal.ts';
+import type { Entitlements } from '../../domains/accounts/index.ts';
+import type { Surface as UsageCounter } from '../../domains/usage/index.ts';
+import type { NoteChangeCapability } from '../../domains/vaults/index.ts';
+
+/**
+ * What the invocation pipeline needs to know about the surface a call came through. Surfaces differ in which
+ * credentials they accept, which plan entitlement and allowance they draw on, under which capability their callers
+ * change notes, and how they name things in messages; every other rule is the same for all of them.
+ */
+export interface SurfaceProfile {
+  /** Credential kinds a bearer token may be on this surface (spec 5 rule 1: OAuth tokens only at the MCP resource). */
+  credentials: readonly CredentialKind[];
+  /** Why a credential of another kind is refused. */
+  credentialRefusal: string;
+  /** The plan entitlement the surface needs, checked on every request (spec 5 rule 2), and the refusal's message. */
+  entitlement?: { key: keyof Pick<Entitlements, 'developerApi' | 'hostedMcp'>; refusal: string };
+  /** The allowance counter its operations reserve units of (spec 8 rule 2); none for account self-service. */
+  counter?: UsageCounter;
+  /** The capability under which its callers change notes (vaults policy). */
+  noteChanges: NoteChangeCapability;
+  /** Words of its messages: what a call is, what its input is and its root, where the idempotency key goes. */
+  words: { call: string; input: string; root: string; keyField: string; missingKey: string };
+}
+
+/** The Developer REST API (spec 4.6): personal access tokens on the Developer & Agent or Team plan. */
+export const REST_SURFACE: SurfaceProfile = {
+  credentials: ['personal_access_token'],
+  credentialRefusal: 'OAuth access tokens are valid only at the MCP gateway (/api/mcp); use a personal access token here.',
+  entitlement: { key: 'developerApi', refusal: 'The Developer REST API needs the Developer & Agent or the Team plan.' },
+  counter: 'rest',
+  noteChanges: 'direct',
+  words: { call: 'operation', input: 'input', root: '(body)', keyField: 'Idempotency-Key', missingKey: 'Applying a change needs an Idempotency-Key header.' },
+};
+
+/** The hosted MCP gateway (spec 4.1): personal access tokens and OAuth access tokens for this resource. */
+export const MCP_SURFACE: SurfaceProfile = {
+  credentials: ['personal_access_token', 'oauth'],
+  credentialRefusal: 'This credential is not accepted at the MCP gateway.',
+  entitlement: { key: 'hostedMcp', refusal: 'Your plan does not include the hosted MCP gateway.' },
+  counter: 'mcp',
+  noteChanges: 'agent',
+  words: { call: 'tool', input: 'arguments', root: '(arguments)', keyField: 'idempotencyKey', missingKey: 'Applying a change needs an idempotencyKey.' },
+};
+
+/** `GET /api/account`: any plan may check its own token; it runs no operation and counts nothing. */
+export const ACCOUNT_SURFACE: SurfaceProfile = {
+  credentials: ['personal_access_token'],
+  credentialRefusal: REST_SURFACE.credentialRefusal,
+  noteChanges: 'direct',
+  words: REST_SURFACE.words,
+};

@@ -1,0 +1,37 @@
+/** JSON-RPC 2.0 error codes (JSON-RPC 2.0 s5.1). */
+export const JSONRPC = { parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603 } as const;
+
+/** A protocol-level failure, answered as a JSON-RPC error. */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** A JSON-RPC request or notification as received (already checked against the SDK's message schema). */
+export type Message = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: Record<string, unknown> };
+
+/** One JSON-RPC reply. */
+export type Reply = { jsonrpc: '2.0'; id?: unknown; result?: unknown; error?: unknown };
+
+/** A result serialized ahead of time; the transport splices it into the reply instead of serializing it again. */
+export class PreserializedResult {
+  constructor(readonly json: string) {}
+}
+
+/** A JSON-RPC error reply; an unknown id is answered as null (JSON-RPC 2.0 s5). */
+export function rpcError(id: unknown, code: number, message: string, data?: Record<string, unknown>): Reply {
+  return { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data ? { data } : {}) } };
+}
+
+/** One JSON-RPC reply as text; a preserialized result is spliced in as is. */
+export function serializeReply(reply: Reply): string {
+  if (reply.result instanceof PreserializedResult) {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":${reply.result.json}}`;
+  }
+  return JSON.stringify(reply);
+}

@@ -1,0 +1,64 @@
+import { KgateError } from '../../kernel/errors.ts';
+import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
+import type { Pipeline } from '../invocation/pipeline.ts';
+import { MCP_SURFACE } from '../invocation/surface.ts';
+import { JSONRPC, JsonRpcError } from './json-rpc.ts';
+import { TOOL_NAMES, toolNamed, type ToolOperation } from './tool-list.ts';
+
+/** What a tools/call runs with. */
+export interface ToolCallContext {
+  pipeline: Pipeline;
+  principal: AuthenticatedPrincipal;
+}
+
+/** A tool failure as MCP carries it: `isError` with the stable code, message and details in structuredContent. */
+export function toolError(error: KgateError) {
+  const structured = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+  return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], structuredContent: structured, isError: true };
+}
+
+function toolResult(structured: Record<string, unknown>) {
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+/** The arguments for the operation, and the idempotency key where the tool takes it as an argument. */
+function splitArguments(operation: ToolOperation, args: unknown): { input: unknown; key: unknown } {
+  if (!operation.mcp.idempotencyKey || !args || typeof args !== 'object' || Array.isArray(args)) return { input: args, key: undefined };
+  const { idempotencyKey, ...input } = args as Record<string, unknown>;
+  return { input, key: idempotencyKey };
+}
+
+/**
+ * tools/call: finds the tool, and runs its operation through the invocation pipeline. A refusal before execution
+ * (scope, rate or monthly limit) is thrown as the KgateError it is, for the transport to answer at the protocol
+ * level; every failure after admission, argument validation included (spec 7.3), is an `isError` result a model can
+ * read and act on.
+ */
+export async function callTool(params: Record<string, unknown>, ctx: ToolCallContext) {
+  const name = params.name;
+  if (typeof name !== 'string') {
+    await ctx.pipeline.admit(MCP_SURFACE, ctx.principal);
+    throw new JsonRpcError(JSONRPC.invalidParams, 'tools/call needs the name of a tool, as a string.');
+  }
+  const operation = toolNamed(name);
+  if (!operation) {
+    // A tool result, not a protocol error, so that the model reads the list and corrects itself. The 2025-11-25
+    // spec lists unknown tools under protocol errors, but the official conformance suite (tools-call-error) and
+    // SEP-1303's aim (errors a model can act on) want isError; docs/mcp.md records the decision.
+    await ctx.pipeline.admit(MCP_SURFACE, ctx.principal);
+    return toolError(new KgateError('not_found', `Unknown tool: ${name}. Available tools: ${TOOL_NAMES.join(', ')}.`));
+  }
+  const { input, key } = splitArguments(operation, params.arguments ?? {});
+  const invocation = await ctx.pipeline.invoke({
+    surface: MCP_SURFACE,
+    principal: ctx.principal,
+    operation,
+    readInput: () => input,
+    idempotencyKey: { value: key, required: operation.mcp.idempotencyKey === 'required' },
+  });
+  if (!invocation.ok) {
+    if (!invocation.admitted) throw invocation.error;
+    return toolError(invocation.error);
+  }
+  return toolResult(invocation.replayed && operation.mcp.marksReplays ? { ...invocation.output, replayed: true } : invocation.output);
+}

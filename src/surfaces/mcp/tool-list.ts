@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { IdempotencyKeySchema } from '../../domains/idempotency/index.ts';
+import type { AnyOperation, McpBinding } from '../operations/operation.ts';
+import { OPERATIONS } from '../operations/table.ts';
+import { PreserializedResult } from './json-rpc.ts';
+
+/** An operation the MCP gateway publishes as a tool. */
+export type ToolOperation = AnyOperation & { mcp: McpBinding };
+
+/** The tools of the hosted MCP gateway: every operation of the table with an MCP binding, in table order. */
+export const TOOL_OPERATIONS: readonly ToolOperation[] = OPERATIONS.filter((operation): operation is ToolOperation => operation.mcp !== undefined);
+
+const TOOLS_BY_NAME = new Map<string, ToolOperation>(TOOL_OPERATIONS.map((operation) => [operation.mcp.name, operation]));
+
+/** The tool of this name, if there is one. */
+export function toolNamed(name: string): ToolOperation | undefined {
+  return TOOLS_BY_NAME.get(name);
+}
+
+const IdempotencyKeyArgument = IdempotencyKeySchema.describe('A new key per approved change; retrying with the same key replays the result');
+
+/**
+ * The arguments a tool takes: the operation's input, plus the idempotency key where the binding takes it as an
+ * argument (REST takes it as a header instead). Only for publishing: calls are validated by the pipeline, from the
+ * operation's input and the key, with the same schemas.
+ */
+export function toolArguments(operation: ToolOperation): z.ZodObject {
+  const key = operation.mcp.idempotencyKey;
+  if (!key) return operation.input;
+  return operation.input.extend({ idempotencyKey: key === 'required' ? IdempotencyKeyArgument : IdempotencyKeyArgument.optional() });
+}
+
+function jsonSchema(type: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const schema = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+/** The structuredContent of a tool failure: the stable code REST answers with, a message, and details. */
+const ToolErrorSchema = z.object({
+  code: z.string().describe('The stable error code, the same as the REST API answers with (docs/errors.md)'),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * A tool's published output schema: its result, or a failure. Clients such as the MCP SDK's check every
+ * structuredContent against the listed schema, failures included, so a schema that admitted only results would
+ * turn each tool failure into a protocol error on the client side.
+ */
+function outputSchemaOf(operation: ToolOperation): Record<string, unknown> {
+  return { type: 'object', anyOf: [jsonSchema(operation.output, 'output'), jsonSchema(ToolErrorSchema, 'output')] };
+}
+
+/** A tool's description: the operation's, then the binding's advice for models. */
+export function toolDescription(operation: ToolOperation): string {
+  return operation.mcp.advice ? `${operation.description} ${operation.mcp.advice}` : operation.description;
+}
+
+/** What tools/list says about one tool. */
+function describeTool(operation: ToolOperation) {
+  const { mcp } = operation;
+  return {
+    name: mcp.name,
+    title: mcp.title,
+    description: toolDescription(operation),
+    inputSchema: jsonSchema(toolArguments(operation), 'input'),
+    outputSchema: outputSchemaOf(operation),
+    annotations: { title: mcp.title, ...mcp.annotations },
+  };
+}
+
+/** The names of every tool, for the answer to an unknown tool. */
+export const TOOL_NAMES: readonly string[] = TOOL_OPERATIONS.map((operation) => operation.mcp.name);
+
+// The list is about 25 KB of JSON, built once: serializing it per request more than halved tools/list.
+/** The result of tools/list, serialized once; the list never changes at run time (`listChanged: false`). */
+export const TOOL_LIST_RESULT = new PreserializedResult(JSON.stringify({ tools: TOOL_OPERATIONS.map(describeTool) }));

@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { MAX_INVENTORY_PAGE, MAX_TRASH_PAGE } from '../../domains/notes/index.ts';
+import { CursorSchema, MappingIdSchema, NotePathSchema } from './fields.ts';
+import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
+import { NoteOut, NoteSummaryOut, TrashEntryOut, presentNote, presentSummary, presentTrash } from './presenters.ts';
+
+/** Most characters of content get_note_content returns unless asked for fewer. */
+export const MAX_NOTE_CONTENT_CHARS = 200_000;
+
+const READ = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:read', allowance: 'operation', idempotency: 'none' } as const;
+
+/** Bounded inventory of a hosted vault. */
+export const listNotes = defineOperation({
+  ...READ,
+  id: 'listNotes',
+  summary: 'List notes',
+  description: `Lists the notes of a hosted vault in byte order of path, at most ${MAX_INVENTORY_PAGE} per page, with a cursor when there are more.`,
+  tags: ['notes'],
+  input: z.strictObject({
+    mappingId: MappingIdSchema,
+    cursor: CursorSchema,
+    limit: z.number().int().min(1).max(MAX_INVENTORY_PAGE).optional().describe(`Page size, at most ${MAX_INVENTORY_PAGE}`),
+  }),
+  output: z.object({
+    notes: z.array(NoteSummaryOut),
+    nextCursor: z.string().nullable(),
+    truncated: z.boolean().describe('True when more notes follow; fetch them with nextCursor'),
+  }),
+  errors: ['invalid_request', 'not_found'],
+  rest: [{ method: 'GET', path: '/notes' }],
+  async run(ctx, input) {
+    const page = await ctx.services.notes.listNotes(ctx.principal.actor, input.mappingId, {
+      ...(input.cursor !== undefined ? { cursor: input.cursor } : {}),
+      ...(input.limit !== undefined ? { limit: input.limit } : {}),
+    });
+    return { notes: page.items.map(presentSummary), nextCursor: page.nextCursor, truncated: page.nextCursor !== null };
+  },
+});
+
+/**
+ * One note with its content and revision. Spec 4.6 fixes the two-segment route; the same note at any depth is read
+ * with the path in the query.
+ */
+export const readNote = defineOperation({
+  ...READ,
+  id: 'readNote',
+  summary: 'Read a note',
+  description:
+    'Returns the content, content hash and revision of one note. The revision is also the ETag; If-None-Match with ' +
+    'it answers 304, and Accept: text/markdown returns the Markdown itself.',
+  tags: ['notes'],
+  input: z.strictObject({ mappingId: MappingIdSchema, path: NotePathSchema }),
+  output: NoteOut,
+  errors: ['invalid_request', 'invalid_path', 'not_found', 'device_encrypted'],
+  rest: [
+    { method: 'GET', path: '/notes/{category}/{filename}', notePathFromSegments: true, representation: 'note' },
+    { method: 'GET', path: '/notes/by-path', operationId: 'readNoteByPath', representation: 'note' },
+  ],
+  async run(ctx, input) {
+    return presentNote(await ctx.services.notes.readNote(ctx.principal.actor, input.mappingId, input.path));
+  },
+});
+
+/** One note for a model: bounded content, and the hash to change it with. */
+export const getNoteContent = defineOperation({
+  ...READ,
+  id: 'getNoteContent',
+  summary: 'Read a note (bounded)',
+  description:
+    'Reads one note: its Markdown content, contentHash (the value to send as expectedHash when changing it) and ' +
+    'revision. Long content is cut at maxChars and flagged truncated.',
+  tags: ['notes'],
+  input: z.strictObject({
+    mappingId: MappingIdSchema,
+    path: NotePathSchema,
+    maxChars: z.number().int().min(1).max(MAX_NOTE_CONTENT_CHARS).optional().describe(`At most ${MAX_NOTE_CONTENT_CHARS} (the default)`),
+  }),
+  output: z.object({
+    path: z.string(),
+    title: z.string(),
+    content: z.string(),
+    contentHash: z.string(),
+    revision: z.string(),
+    size: z.number().int(),
+    truncated: z.boolean(),
+  }),
+  errors: ['invalid_request', 'invalid_path', 'not_found', 'device_encrypted'],
+  mcp: { name: 'get_note_content', title: 'Read a note', annotations: READ_ONLY_TOOL },
+  async run(ctx, input) {
+    const note = await ctx.services.notes.readNote(ctx.principal.actor, input.mappingId, input.path);
+    const limit = input.maxChars ?? MAX_NOTE_CONTENT_CHARS;
+    const truncated = note.content.length > limit;
+    return {
+      path: note.path,
+      title: note.title,
+      content: truncated ? note.content.slice(0, limit) : note.content,
+      contentHash: note.contentHash,
+      revision: note.revision,
+      size: note.size,
+      truncated,
+    };
+  },
+});
+
+/** Content-free trash listing. */
+export const listTrash = defineOperation({
+  ...READ,
+  id: 'listTrash',
+  summary: 'List trashed notes',
+  description: 'Lists restorable trash entries of a hosted vault, newest first, without content.',
+  tags: ['notes'],
+  input: z.strictObject({
+    mappingId: MappingIdSchema,
+    cursor: CursorSchema,
+    limit: z.number().int().min(1).max(MAX_TRASH_PAGE).optional(),
+  }),
+  output: z.object({ entries: z.array(TrashEntryOut), nextCursor: z.string().nullable(), truncated: z.boolean() }),
+  errors: ['invalid_request', 'not_found'],
+  rest: [{ method: 'GET', path: '/notes/trash' }],
+  async run(ctx, input) {
+    const page = await ctx.services.notes.listTrash(ctx.principal.actor, input.mappingId, {
+      ...(input.cursor !== undefined ? { cursor: input.cursor } : {}),
+      ...(input.limit !== undefined ? { limit: input.limit } : {}),
+    });
+    return { entries: page.items.map(presentTrash), nextCursor: page.nextCursor, truncated: page.nextCursor !== null };
+  },
+});

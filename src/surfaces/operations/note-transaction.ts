@@ -1,0 +1,38 @@
+import type { NoteAction, TransactionResult } from '../../domains/notes/index.ts';
+import type { ErrorCode } from '../../kernel/error-codes.ts';
+import type { OperationContext } from './operation.ts';
+
+/**
+ * Runs note actions through the notes domain's governed transaction, under the caller's note-change capability and,
+ * when applying, in the commit the pipeline opened for the idempotency key. Every note-changing operation calls it.
+ */
+export function noteTransaction(ctx: OperationContext, mappingId: string, dryRun: boolean, actions: NoteAction[]): Promise<TransactionResult> {
+  return ctx.services.notes.runTransaction({
+    actor: ctx.principal.actor,
+    mappingId,
+    dryRun,
+    actions,
+    capability: ctx.noteChanges,
+    ...(ctx.commit ? { commit: ctx.commit } : {}),
+  });
+}
+
+/** The errors of every operation that previews or applies note changes. */
+export const NOTE_CHANGE_ERRORS: readonly ErrorCode[] = [
+  'invalid_request',
+  'invalid_path',
+  'payload_too_large',
+  'not_found',
+  'forbidden',
+  'mapping_read_only',
+  'device_encrypted',
+  'conflict',
+  'stale_revision',
+  'precondition_required',
+  'idempotency_key_required',
+  'idempotency_key_reused',
+  'idempotency_key_in_flight',
+];
+
+/** The errors of note-changing operations that agents call: also the owner's switch (spec 2.1). */
+export const AGENT_NOTE_CHANGE_ERRORS: readonly ErrorCode[] = [...NOTE_CHANGE_ERRORS, 'mcp_changes_disabled'];

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, NoteActionSchema, TransactionResultSchema } from '../../domains/notes/index.ts';
+import { DryRunSchema, MappingIdSchema, NotePathSchema } from './fields.ts';
+import { NOTE_CHANGE_ERRORS, noteTransaction } from './note-transaction.ts';
+import { ACCOUNT_CREDENTIALS, defineOperation } from './operation.ts';
+
+// Changes over REST preview by default and apply with dryRun false; the key then comes from Idempotency-Key.
+const CHANGE = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', idempotency: 'when-applying' } as const;
+
+/** Create or replace one note: a preview with a diff by default. */
+export const writeNote = defineOperation({
+  ...CHANGE,
+  id: 'writeNote',
+  summary: 'Write a note (preview or apply)',
+  description:
+    'Creates or replaces one note. By default only previews: the result shows the unified diff and beforeRevision. ' +
+    'Applying needs dryRun false, an Idempotency-Key header and, for an existing note, its current hash as ' +
+    'expectedHash or If-Match. A stale hash is rejected with 412 and never overwrites.',
+  tags: ['notes'],
+  input: z.strictObject({
+    mappingId: MappingIdSchema,
+    path: NotePathSchema,
+    content: z.string().describe('The whole new Markdown content'),
+    dryRun: DryRunSchema,
+    expectedHash: ContentHashSchema.optional(),
+  }),
+  output: TransactionResultSchema,
+  errors: NOTE_CHANGE_ERRORS,
+  rest: [{ method: 'POST', path: '/notes' }],
+  run: (ctx, input) =>
+    noteTransaction(ctx, input.mappingId, input.dryRun, [
+      { type: 'write-note', path: input.path, content: input.content, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) },
+    ]),
+});
+
+/** Move one note to the trash: a preview by default. */
+export const deleteNote = defineOperation({
+  ...CHANGE,
+  id: 'deleteNote',
+  summary: 'Delete a note (preview or apply)',
+  description:
+    'Moves one note to the recoverable trash. By default only previews. Applying needs dryRun false, an ' +
+    'Idempotency-Key header and the current revision as If-Match; the trash entry is written before the live note is removed.',
+  tags: ['notes'],
+  input: z.strictObject({ mappingId: MappingIdSchema, path: NotePathSchema, dryRun: DryRunSchema, expectedHash: ContentHashSchema.optional() }),
+  output: TransactionResultSchema,
+  errors: NOTE_CHANGE_ERRORS,
+  rest: [{ method: 'DELETE', path: '/notes/{category}/{filename}', notePathFromSegments: true }],
+  run: (ctx, input) =>
+    noteTransaction(ctx, input.mappingId, input.dryRun, [
+      { type: 'delete-note', path: input.path, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) },
+    ]),
+});
+
+/** Atomic multi-note transaction. */
+export const runNoteTransaction = defineOperation({
+  ...CHANGE,
+  id: 'runNoteTransaction',
+  summary: 'Preview or apply a note transaction',
+  description:
+    `Up to ${MAX_TRANSACTION_ACTIONS} actions (write-note, delete-note, restore-note, move-note), previewed or applied ` +
+    'atomically: either every action commits or none does. A move-note moves or renames a note; with rewriteLinks it ' +
+    'also rewrites the links of other notes that point to it, each listed after the actions as a rewrite-links entry. ' +
+    'One action per path (a move touches both of its paths).',
+  tags: ['transactions'],
+  input: z.strictObject({
+    mappingId: MappingIdSchema,
+    dryRun: DryRunSchema,
+    actions: z.array(NoteActionSchema).min(1).max(MAX_TRANSACTION_ACTIONS),
+  }),
+  output: TransactionResultSchema,
+  errors: NOTE_CHANGE_ERRORS,
+  rest: [{ method: 'POST', path: '/transactions' }],
+  run: (ctx, input) => noteTransaction(ctx, input.mappingId, input.dryRun, input.actions),
+});

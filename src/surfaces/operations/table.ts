@@ -1,0 +1,35 @@
+import { applyNoteDeletions, applyNoteWrites, createOrAppendNote, previewNoteDeletions, previewNoteWrites } from './agent-write-operations.ts';
+import { listEvents } from './event-operations.ts';
+import { queryGraphRelations } from './graph-operations.ts';
+import { getVaultSchema, translateCanvas } from './knowledge-operations.ts';
+import { getNoteContent, listNotes, listTrash, readNote } from './note-read-operations.ts';
+import { deleteNote, runNoteTransaction, writeNote } from './note-write-operations.ts';
+import type { AnyOperation } from './operation.ts';
+import { searchNotes } from './search-operations.ts';
+import { listMappings } from './vault-operations.ts';
+
+/**
+ * The operation table: every operation kgate serves, once. The Developer REST API (its routes and OpenAPI document)
+ * and the MCP gateway (`tools/list` and `tools/call`) are derived from it, in this order: discovery first, then
+ * reading, searching and following links, the provenance feed, changing notes, and knowledge from vault files.
+ */
+export const OPERATIONS: readonly AnyOperation[] = [
+  listMappings,
+  listNotes,
+  listTrash,
+  readNote,
+  getNoteContent,
+  searchNotes,
+  queryGraphRelations,
+  listEvents,
+  writeNote,
+  deleteNote,
+  runNoteTransaction,
+  previewNoteWrites,
+  applyNoteWrites,
+  previewNoteDeletions,
+  applyNoteDeletions,
+  createOrAppendNote,
+  translateCanvas,
+  getVaultSchema,
+];

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { mappingWriteSummary } from '../../domains/vaults/index.ts';
+import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
+
+const MappingOut = z.object({
+  mappingId: z.string().describe('Pass it as mappingId to every vault operation'),
+  name: z.string(),
+  provider: z.string().describe('hosted, drive, dropbox or github'),
+  readOnly: z.boolean().describe('True when the mapping accepts no note changes at all (read-only or pull-only)'),
+  writeAccess: z.boolean().describe('True when MCP note changes are allowed on this exact mapping'),
+  deviceEncrypted: z.boolean().describe('True when note bodies are encrypted on the device and the server cannot read them'),
+});
+
+/** The mappings the calling account owns: the discovery every vault operation starts from. */
+export const listMappings = defineOperation({
+  id: 'listMappings',
+  summary: 'List vault mappings',
+  description:
+    'Lists the vault mappings your account owns, with the mappingId to pass to every vault operation, whether the ' +
+    'mapping is read-only, and whether MCP may change its notes (writeAccess).',
+  tags: ['mappings'],
+  input: z.strictObject({}),
+  output: z.object({ vaults: z.array(MappingOut), truncated: z.boolean().describe('Always false: every owned mapping is listed') }),
+  errors: [],
+  credentials: ACCOUNT_CREDENTIALS,
+  scope: 'mcp:read',
+  allowance: 'operation',
+  idempotency: 'none',
+  rest: [{ method: 'GET', path: '/mappings' }],
+  mcp: { name: 'list_vaults', title: 'List vaults', advice: 'Call this first; never guess a mappingId.', annotations: READ_ONLY_TOOL },
+  async run(ctx) {
+    const mappings = await ctx.services.vaults.listOwnedMappings(ctx.principal.accountId);
+    return {
+      vaults: mappings.map((m) => ({ mappingId: m.id, name: m.name, provider: m.provider, ...mappingWriteSummary(m), deviceEncrypted: m.deviceEncrypted })),
+      truncated: false,
+    };
+  },
+});
