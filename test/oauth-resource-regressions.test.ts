@@ -84,15 +84,13 @@ describe('OAuth regressions', () => {
         );
         if (check.kind !== 'valid') throw new Error(`unexpected ${check.kind}`);
         const redirect = new URL(await other.services.oauth.approve(account.accountId, check.request));
-        const theirs = await other.services.oauth.exchange(
-          new URLSearchParams({
-            grant_type: 'authorization_code',
-            client_id: registered.client_id as string,
-            code: redirect.searchParams.get('code')!,
-            redirect_uri: 'http://127.0.0.1:43999/cb',
-            code_verifier: verifier,
-          }),
-        );
+        const theirs = await other.services.oauth.exchange({
+          grantType: 'authorization_code',
+          clientId: registered.client_id as string,
+          code: redirect.searchParams.get('code')!,
+          redirectUri: 'http://127.0.0.1:43999/cb',
+          codeVerifier: verifier,
+        });
         const [row] = await gateway.db.query<{ audience: string }>('SELECT audience FROM oauth_tokens WHERE token_hash = $1', [sha256(theirs.access_token)]);
         expect(row?.audience).toBe('http://kgate-other.localhost:9/api/mcp');
         expect((await listVaults(otherResource, theirs.access_token)).status).toBe(200);

@@ -105,9 +105,7 @@ describe('the OAuth consent page and connected applications', () => {
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT);
     expect(callback.searchParams.get('state')).toBe('state-123');
     const code = callback.searchParams.get('code')!;
-    const tokens = await gateway.services.oauth.exchange(
-      new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier }),
-    );
+    const tokens = await gateway.services.oauth.exchange({ grantType: 'authorization_code', code, redirectUri: REDIRECT, clientId, codeVerifier: verifier });
     expect(tokens.scope.split(' ')).toContain('mcp:read');
     expect(tokens.refresh_token).toBeDefined();
     expect(await grantRows(owner.accountId)).toHaveLength(1);
@@ -166,9 +164,7 @@ describe('the OAuth consent page and connected applications', () => {
     const { path, verifier } = authorizePath(clientId);
     const csrf = hiddenField(await (await browser.get(path)).text(), 'csrf');
     const code = new URL((await browser.post(path, { csrf, decision: 'allow' })).headers.get('location')!).searchParams.get('code')!;
-    await gateway.services.oauth.exchange(
-      new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: clientId, code_verifier: verifier }),
-    );
+    await gateway.services.oauth.exchange({ grantType: 'authorization_code', code, redirectUri: REDIRECT, clientId, codeVerifier: verifier });
     const list = await (await browser.get('/account/connections')).text();
     expect(list).toContain('Connected &lt;i&gt;App&lt;/i&gt;');
     expect(list).toContain('mcp:read');

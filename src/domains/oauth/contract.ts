@@ -106,6 +106,38 @@ export type AuthorizationCheck =
   | { kind: 'redirect_error'; redirectTo: string }
   | { kind: 'page_error'; error: OAuthErrorCode; description: string };
 
+/**
+ * A token request (RFC 6749 s4.1.3, s6) as the OAuth surface reads it from its form: each parameter at most once,
+ * a grant type we support, a client_id and no client_secret. The grant checks the rest; a code, verifier or refresh
+ * token that is absent is refused like a wrong one.
+ */
+export type TokenRequest = AuthorizationCodeTokenRequest | RefreshTokenRequest;
+
+/** Redeems an authorization code with its PKCE verifier (OAuth 2.1 s4.1.3). */
+export interface AuthorizationCodeTokenRequest {
+  grantType: 'authorization_code';
+  /** The public client, which identifies itself by its client_id alone. */
+  clientId: string;
+  code?: string;
+  /** Must equal the redirect_uri of the authorization request. */
+  redirectUri?: string;
+  codeVerifier?: string;
+  /** RFC 8707: may only repeat the resource the grant was made for. */
+  resource?: string;
+}
+
+/** Redeems a refresh token, which is rotated (OAuth 2.1 s4.3). */
+export interface RefreshTokenRequest {
+  grantType: 'refresh_token';
+  /** The public client, which identifies itself by its client_id alone. */
+  clientId: string;
+  refreshToken?: string;
+  /** The new access token's scope (RFC 6749 s3.3); absent means the grant's. May narrow it, never widen it. */
+  scope?: string;
+  /** RFC 8707: may only repeat the resource the grant was made for. */
+  resource?: string;
+}
+
 /** The JSON body of a successful token response (RFC 6749 s5.1). */
 export interface TokenResponse {
   access_token: string;

@@ -11,6 +11,7 @@ export {
 } from './contract.ts';
 export type {
   AuthorizationCheck,
+  AuthorizationCodeTokenRequest,
   AuthorizationRequest,
   ClientKind,
   ConnectedApplication,
@@ -19,6 +20,8 @@ export type {
   OAuthCredential,
   OAuthErrorCode,
   OAuthScope,
+  RefreshTokenRequest,
+  TokenRequest,
   TokenResponse,
 } from './contract.ts';
 export { createOAuthService } from './service.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDomainDatabase, type DomainDatabase } from '../../../test/support/domain-database.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { KgateError } from '../../kernel/errors.ts';
-import { OAuthError, type AuthorizationRequest, type OAuthService } from './index.ts';
+import { OAuthError, type AuthorizationCodeTokenRequest, type AuthorizationRequest, type OAuthService } from './index.ts';
 
 const BASE = 'http://localhost:8787';
 const REDIRECT = 'http://127.0.0.1:9999/callback';
@@ -44,11 +44,10 @@ async function codeFor(clientId: string, scope?: string) {
   return { code: location.searchParams.get('code')!, verifier, location };
 }
 
-const exchangeCode = (clientId: string, code: string, verifier: string, extra: Record<string, string> = {}) =>
-  oauth.exchange(new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT, ...extra }));
+const exchangeCode = (clientId: string, code: string, verifier: string, extra: Partial<AuthorizationCodeTokenRequest> = {}) =>
+  oauth.exchange({ grantType: 'authorization_code', clientId, code, codeVerifier: verifier, redirectUri: REDIRECT, ...extra });
 
-const refresh = (clientId: string, token: string) =>
-  oauth.exchange(new URLSearchParams({ grant_type: 'refresh_token', client_id: clientId, refresh_token: token }));
+const refresh = (clientId: string, token: string) => oauth.exchange({ grantType: 'refresh_token', clientId, refreshToken: token });
 
 async function oauthErrorOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -81,7 +80,7 @@ describe('the OAuth service', () => {
     const clientId = await registered();
     const { code, verifier } = await codeFor(clientId);
     expect(await oauthErrorOf(exchangeCode(clientId, code, pkce().verifier))).toBe('invalid_grant');
-    expect(await oauthErrorOf(exchangeCode(clientId, code, verifier, { redirect_uri: `${REDIRECT}/x` }))).toBe('invalid_grant');
+    expect(await oauthErrorOf(exchangeCode(clientId, code, verifier, { redirectUri: `${REDIRECT}/x` }))).toBe('invalid_grant');
     expect(await oauthErrorOf(exchangeCode(clientId, code, verifier, { resource: 'https://evil.example/api/mcp' }))).toBe('invalid_target');
     expect(await oauthErrorOf(exchangeCode(await registered(), code, verifier))).toBe('invalid_grant');
     const tokens = await exchangeCode(clientId, code, verifier);
@@ -129,7 +128,7 @@ describe('the OAuth service', () => {
     const narrow = await codeFor(clientId, 'mcp:read offline_access');
     const tokens = await exchangeCode(clientId, narrow.code, narrow.verifier);
     expect(tokens.scope).toBe('mcp:read offline_access');
-    expect(await oauthErrorOf(oauth.exchange(new URLSearchParams({ grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token!, scope: 'mcp:write' })))).toBe('invalid_scope');
+    expect(await oauthErrorOf(oauth.exchange({ grantType: 'refresh_token', clientId, refreshToken: tokens.refresh_token!, scope: 'mcp:write' }))).toBe('invalid_scope');
     const noOffline = await codeFor(clientId, 'mcp:read');
     expect((await exchangeCode(clientId, noOffline.code, noOffline.verifier)).refresh_token).toBeUndefined();
   });

@@ -6,7 +6,7 @@ import { createAuthorization } from './authorization.ts';
 import type { ClientMetadataFetch } from './client-id-document.ts';
 import { createClients } from './clients.ts';
 import { createConnections } from './connections.ts';
-import type { AuthorizationCheck, AuthorizationRequest, ConnectedApplication, TokenResponse } from './contract.ts';
+import type { AuthorizationCheck, AuthorizationRequest, ConnectedApplication, TokenRequest, TokenResponse } from './contract.ts';
 import { createRevocation } from './revocation.ts';
 import * as store from './store.ts';
 import type { TokenRow } from './store.ts';
@@ -39,8 +39,8 @@ export interface OAuthService {
   approve(accountId: string, request: AuthorizationRequest): Promise<string>;
   /** The signed-in account refused: the client redirect URL with `access_denied`. */
   deny(request: AuthorizationRequest): string;
-  /** The token endpoint (authorization_code and refresh_token grants). Throws OAuthError. */
-  exchange(form: URLSearchParams): Promise<TokenResponse>;
+  /** The token endpoint (authorization_code and refresh_token grants), for a request read from its form. Throws OAuthError. */
+  exchange(request: TokenRequest): Promise<TokenResponse>;
   /** RFC 7009 revocation by a public client of its own token. Unknown tokens succeed silently. Throws OAuthError. */
   revoke(form: URLSearchParams): Promise<void>;
   /** Resolves an OAuth access token at the MCP resource; KgateError `unauthenticated` or `account_inactive`. */
@@ -70,7 +70,7 @@ export function createOAuthService(db: Database, clock: Clock, options: OAuthSer
     checkAuthorizationRequest: (params) => authorization.check(params),
     approve: (accountId, request) => authorization.approve(accountId, request),
     deny: (request) => authorization.deny(request),
-    exchange: (form) => tokenEndpoint.exchange(form),
+    exchange: (request) => tokenEndpoint.exchange(request),
     revoke: createRevocation(db, clock, forgetAccount),
     authenticateAccessToken: createAccessTokenAuthenticator(db, clock, cache, options),
     listConnections: (accountId) => connections.list(accountId),

@@ -11,6 +11,7 @@ import {
   authorizationServerMetadata,
   protectedResourceMetadata,
 } from './metadata.ts';
+import { tokenRequestOf } from './token-request.ts';
 
 // Token and revocation requests are a handful of short parameters.
 const MAX_FORM_BYTES = 16 * 1024;
@@ -87,7 +88,7 @@ export function oauthRoutes(oauth: OAuthService): Hono<HttpEnv> {
 
   routes.post(OAUTH_PATHS.token, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: tooLarge }), async (c) => {
     try {
-      const tokens = await oauth.exchange(await formOf(c));
+      const tokens = await oauth.exchange(tokenRequestOf(await formOf(c)));
       c.header('Cache-Control', 'no-store');
       c.header('Pragma', 'no-cache');
       return c.json(tokens);
