@@ -1,5 +1,5 @@
 import type { Database } from '../../db/port.ts';
-import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import type { IdempotencyService } from '../idempotency/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import * as store from './store.ts';
@@ -30,6 +30,8 @@ export async function createOrAppend(
 ): Promise<TransactionResult> {
   const { path, addition, expectedHash: given, ...transaction } = input;
   const canonical = normalizeNotePath(path);
+  // Appending writes content, so the path must be portable, before anything is read (the transaction checks it too).
+  assertPortableNotePath(canonical);
   const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
   const current = await store.findNote(deps.db, mapping.vaultId, notePathKey(canonical));
   const content = current ? appendedContent(current.content, addition) : addition;
