@@ -8,11 +8,12 @@ import { createOwner, type Owner } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { callTool, connectMcpClient } from './support/mcp-client.ts';
 import { notePathUrl, restClient, snapshotOf, type RestClient } from './support/rest-client.ts';
-import { allEvents, apply, expectRejected, hashOf, newKey, preview } from './support/rest-transactions.ts';
+import { allEvents, apply, expectRejected, hashOf, newKey, preview, seedNotes } from './support/rest-transactions.ts';
 
 // Notes stored before the portable-path rules (docs/notes.md, "Portable paths") may sit at paths those rules now
 // refuse. Addressing them stays lenient, so none is stranded: each can be read, deleted, restored where it was, or
-// moved to a portable path. Only writing content to such a path is refused.
+// moved to a portable path, and another move's link rewrite edits it where it is. Only a write-note to such a path
+// (new content that names the path) is refused.
 describe('notes stored at non-portable paths before the rule', () => {
   let gateway: TestGateway;
   let owner: Owner;
@@ -100,6 +101,17 @@ describe('notes stored at non-portable paths before the rule', () => {
     expect(await contentAt('Hostile/Null.md')).toBe('# Null\n');
     expect(await contentAt('Hostile/nul.md')).toBeUndefined();
     expect((await allEvents(api, mappingId)).at(-1)).toMatchObject({ kind: 'note.moved', path: 'Hostile/Null.md', details: { previousPath: 'Hostile/nul.md' } });
+  });
+
+  it("lets another note's move rewrite the links inside one, where it is", async () => {
+    const [target] = Object.values(await seedNotes(api, mappingId, { 'Topics/Quasar.md': '# Quasar\n' }));
+    await storeLegacyNote('Hostile/AUX.md', 'See [[Quasar]].\n');
+    const moved = await apply(api, mappingId, [
+      { type: 'move-note', path: 'Topics/Quasar.md', newPath: 'Topics/Pulsar.md', expectedHash: target!, rewriteLinks: true },
+    ]);
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.actions[1]).toMatchObject({ type: 'rewrite-links', path: 'Hostile/AUX.md', status: 'update' });
+    expect(await contentAt('Hostile/AUX.md')).toBe('See [[Pulsar]].\n');
   });
 
   it('deletes one into the trash and restores it to its original path', async () => {
