@@ -283,6 +283,37 @@ describe('kgate admin bootstrap options, then import and export (shared installa
       expect(await install.withDatabase((db) => notePaths(db, target.mappingId))).toEqual(['good.md', 'sub/also good.md']);
     });
 
+    it('reports files whose names Windows and synced drives refuse as invalid_path, exits 1, and changes nothing', async () => {
+      const target = await bootstrapJson(install, '--email', 'not-portable@example.test', '--empty');
+      const dir = await tempDir('not-portable');
+      // Each file and the rule its message names. Linux creates them all; Windows or a synced drive would not.
+      const files: Record<string, string> = {
+        'CON.md': 'reserved device name',
+        'nul.md': 'reserved device name',
+        'Hostile/COM1.md': 'reserved device name',
+        'Notes /a.md': 'ends in a dot or a space',
+        'a./b.md': 'ends in a dot or a space',
+        'Why?.md': 'refuse < > : " | ? * in names',
+      };
+      for (const path of Object.keys(files)) {
+        await mkdir(join(dir, ...path.split('/').slice(0, -1)), { recursive: true });
+        await writeFile(join(dir, ...path.split('/')), '# Not portable\n');
+      }
+      const before = await install.withDatabase(tableCounts);
+      const result = await runKgate(['import', dir, '--mapping', target.mappingId, '--json'], install.env);
+      expect(result.code).toBe(1);
+      const report = JSON.parse(result.stdout) as ImportReport;
+      expect(report).toMatchObject({ notes: 6, created: 0, updated: 0, unchanged: 0 });
+      const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : 1);
+      expect([...report.rejected].sort(byPath)).toEqual(
+        Object.entries(files)
+          .map(([path, rule]) => ({ path, code: 'invalid_path', reason: expect.stringContaining(rule) }))
+          .sort(byPath),
+      );
+      expect(await install.withDatabase(tableCounts)).toEqual(before);
+      expect(await install.withDatabase((db) => notePaths(db, target.mappingId))).toEqual([]);
+    });
+
     it('with an unknown mapping id exits non-zero with a clear message and changes nothing', async () => {
       const before = await install.withDatabase(tableCounts);
       const result = await runKgate(['import', bulk, '--mapping', randomUUID(), '--json'], install.env);

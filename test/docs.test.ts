@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PLAN_ENTITLEMENTS } from '../src/domains/accounts/index.ts';
 import { ERROR_CODES } from '../src/kernel/error-codes.ts';
+import { INVALID_PATH_REASONS } from '../src/kernel/vault-path.ts';
 import { HTTP_STATUS } from '../src/surfaces/http/problem.ts';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
@@ -26,6 +27,11 @@ describe('published documents match the code', () => {
     expect(rows.map(([code, status]) => [code, Number(status)])).toEqual(
       Object.keys(ERROR_CODES).map((code) => [code, HTTP_STATUS[code as keyof typeof ERROR_CODES]]),
     );
+  });
+
+  it('docs/notes.md lists every reason an invalid_path carries, in order, and nothing else', () => {
+    const rows = tableAfter(read('docs/notes.md'), '## Path rules');
+    expect(rows.flatMap(([reasons]) => reasons!.split(', '))).toEqual([...INVALID_PATH_REASONS]);
   });
 
   it('docs/plans.md shows exactly the entitlements of src/domains/accounts/plans.ts', () => {

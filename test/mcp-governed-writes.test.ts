@@ -103,6 +103,28 @@ describe('governed writes over MCP, as an agent does them', () => {
     expect((await call('get_note_content', { mappingId, path: 'Log/today.md' })).data.content).toBe('first\nsecond');
   });
 
+  it('refuses paths Windows and synced drives refuse, in preview, apply and create_or_append_note alike, changing nothing', async () => {
+    const mappingId = owner.mapping.id;
+    const cases = [
+      ['Hostile/CON.md', 'reserved_name'],
+      ['Notes /a.md', 'trailing_dot_or_space'],
+      ['Why?.md', 'reserved_character'],
+    ] as const;
+    for (const [path, reason] of cases) {
+      const before = await snapshotOf(gateway);
+      const refusals = [
+        await call('preview_note_writes', { mappingId, notes: [{ path: 'ok/first.md', content: 'x' }, { path, content: 'x' }] }),
+        await call('apply_note_writes', { mappingId, notes: [{ path: 'ok/first.md', content: 'x' }, { path, content: 'x' }], idempotencyKey: `portable-${reason}` }),
+      ];
+      for (const refused of refusals) {
+        expect(refused).toMatchObject({ isError: true, data: { code: 'invalid_path', details: { reason, index: 1, field: 'path' } } });
+      }
+      const appended = await call('create_or_append_note', { mappingId, path, content: 'x' });
+      expect(appended).toMatchObject({ isError: true, data: { code: 'invalid_path', details: { reason } } });
+      expect(await snapshotOf(gateway)).toBe(before);
+    }
+  });
+
   it('needs the owner\'s "Allow hosted MCP note changes" switch on that mapping', async () => {
     await gateway.services.vaults.updateMappingFlags(owner.mapping.id, { allowMcpNoteChanges: false });
     try {

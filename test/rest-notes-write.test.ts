@@ -194,6 +194,38 @@ describe('POST /api/dev/notes', () => {
     });
   });
 
+  describe('paths that Windows and synced drives refuse (docs/notes.md, "Portable paths")', () => {
+    it.each([
+      ['Hostile/CON.md', 'reserved_name', 'reserved device name'],
+      ['nul.md', 'reserved_name', 'reserved device name'],
+      ['COM1.md', 'reserved_name', 'reserved device name'],
+      ['LPT1/notes.md', 'reserved_name', 'reserved device name'],
+      ['Notes /a.md', 'trailing_dot_or_space', 'ends in a dot or a space'],
+      ['a./b.md', 'trailing_dot_or_space', 'ends in a dot or a space'],
+      ['Why?.md', 'reserved_character', 'refuse < > : " | ? * in names'],
+      ['Plans: 2027/a.md', 'reserved_character', 'refuse < > : " | ? * in names'],
+    ])('refuses %j with 400 invalid_path (%s), in preview and apply alike', async (path, reason, rule) => {
+      const caller = await newCaller(suite.gateway, 'not-portable');
+      const answers = [];
+      for (const send of [() => write(caller, { path, content: 'x' }), () => apply(caller, { path, content: 'x' })]) {
+        const response = await expectUnchanged(suite.gateway, send, 400, 'invalid_path');
+        expect(response.body.reason).toBe(reason);
+        expect(response.body.detail).toContain(rule);
+        answers.push(withoutRequestId(response.body));
+      }
+      expect(answers[0]).toEqual(answers[1]);
+    });
+
+    it('accepts names that only look like them', async () => {
+      const caller = await newCaller(suite.gateway, 'look-alikes');
+      for (const path of ['CONSOLE.md', 'Com10.md', 'icon.md', 'b..md', 'v1.0 notes/a.md']) {
+        const response = await apply(caller, { path, content: 'x' });
+        expectSuccess(response);
+        expect(response.body.actions[0]).toMatchObject({ path, status: 'create' });
+      }
+    });
+  });
+
   describe('oversized input', () => {
     it('answers a body over 8 MiB with 413 payload_too_large', async () => {
       const caller = await newCaller(suite.gateway, 'huge-body');

@@ -342,6 +342,23 @@ describe('POST /api/dev/transactions: move-note', () => {
       }
     });
 
+    it('400 invalid_path for a new path Windows refuses (a device name, a name ending in a dot), in preview and apply', async () => {
+      const cases = [
+        ['notes/CON.md', 'reserved_name'],
+        ['Archive/nul.txt.md', 'reserved_name'],
+        ['COM1/b.md', 'reserved_name'],
+        ['notes./b.md', 'trailing_dot_or_space'],
+      ] as const;
+      for (const [newPath, reason] of cases) {
+        const action: Action = { type: 'move-note', path: 'notes/b.md', newPath, expectedHash: hashes['notes/b.md']!, rewriteLinks: true };
+        for (const send of [() => preview(api, mappingId, [action]), moving({ newPath, rewriteLinks: true })]) {
+          const body = await rejected(send, 400, 'invalid_path');
+          expect(body).toMatchObject({ index: 0, field: 'newPath', reason });
+          expect(body.detail).toContain('Action 0: newPath:');
+        }
+      }
+    });
+
     it('400 when another action touches either path of the move', async () => {
       await rejected(moving({}, [{ type: 'write-note', path: 'notes/C.md', content: 'x\n' }]), 400, 'invalid_request');
       await rejected(moving({}, [{ type: 'delete-note', path: 'notes/b.md', expectedHash: hashes['notes/b.md']! }]), 400, 'invalid_request');

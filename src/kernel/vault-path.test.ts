@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { KgateError } from './errors.ts';
-import { MAX_NOTE_PATH_BYTES, normalizeNotePath, noteBaseName, notePathKey } from './vault-path.ts';
+import { assertPortableNotePath, MAX_NOTE_PATH_BYTES, normalizeNotePath, noteBaseName, notePathKey } from './vault-path.ts';
 
-function reasonOf(input: unknown): string | undefined {
+function reasonOf(input: unknown, check: (input: unknown) => unknown = normalizeNotePath): string | undefined {
   try {
-    normalizeNotePath(input);
+    check(input);
     return undefined;
   } catch (error) {
     expect(error).toBeInstanceOf(KgateError);
@@ -73,6 +73,120 @@ describe('normalizeNotePath', () => {
   it('rejects a single name longer than 255 bytes', () => {
     expect(reasonOf(`${'a'.repeat(253)}.md`)).toBe('segment_too_long');
     expect(normalizeNotePath(`${'a'.repeat(252)}.md`)).toHaveLength(255);
+  });
+});
+
+/** The reason a path to write content to is refused for: canonicalized first, as every caller does. */
+const portableReasonOf = (input: string) => reasonOf(input, (path) => assertPortableNotePath(normalizeNotePath(path)));
+
+describe('assertPortableNotePath', () => {
+  it.each([
+    // Device names only as the whole name before the first dot: longer names and other digits are ordinary.
+    'CONSOLE.md',
+    'Com10.md',
+    'icon.md',
+    'CONIN.md',
+    'NUL-list.md',
+    'con_1.md',
+    '$CON.md',
+    'COM/a.md',
+    'LPT10/notes.md',
+    'Auxiliary/Prn report.md',
+    // Windows reserves the superscripts ¹ ² ³ only, not ⁴ or subscripts, and not full-width letters.
+    'COM⁴.md',
+    'LPT₁.md',
+    'ＣＯＮ.md',
+    // Only ASCII letters fold: a dotless ı is not the I of CONIN$, a no-break space is not a space Windows drops.
+    'CONıN$.md',
+    'CON\u00a0.md',
+    // Dots and spaces are fine inside a name and at its start; only a name's last character counts.
+    'b..md',
+    'a.b/c.md',
+    'v1.0 notes/a.md',
+    ' leading/ a.md',
+    'a .md',
+    'x/.hidden.md',
+    // Characters that look like the refused ones but are not them.
+    'Q&A ＜draft＞ ：？.md',
+    'a#b%c.md',
+  ])('accepts %j', (path) => {
+    expect(portableReasonOf(path)).toBeUndefined();
+  });
+
+  it.each([
+    ['con.md', 'reserved_name'],
+    ['CON.md', 'reserved_name'],
+    ['Con.txt.md', 'reserved_name'],
+    ['Hostile/NUL.md', 'reserved_name'],
+    ['nul.md', 'reserved_name'],
+    ['PRN.md', 'reserved_name'],
+    ['aux.md', 'reserved_name'],
+    ['COM0.md', 'reserved_name'],
+    ['com1.md', 'reserved_name'],
+    ['COM9.md', 'reserved_name'],
+    ['LPT0.md', 'reserved_name'],
+    ['lpt9.md', 'reserved_name'],
+    ['COM¹.md', 'reserved_name'],
+    ['com².md', 'reserved_name'],
+    ['LPT³.md', 'reserved_name'],
+    ['conin$.md', 'reserved_name'],
+    ['CONOUT$.md', 'reserved_name'],
+    ['LPT1/notes.md', 'reserved_name'],
+    ['a/b/Aux/c.md', 'reserved_name'],
+    ['CON..md', 'reserved_name'],
+    // Windows drops spaces between a device name and its extension: "nul .md" opens NUL.
+    ['nul .md', 'reserved_name'],
+    ['Notes /a.md', 'trailing_dot_or_space'],
+    ['a./b.md', 'trailing_dot_or_space'],
+    ['a/b ./c.md', 'trailing_dot_or_space'],
+    ['.../a.md', 'trailing_dot_or_space'],
+    ['CON./a.md', 'trailing_dot_or_space'],
+    ['a<b.md', 'reserved_character'],
+    ['a>b.md', 'reserved_character'],
+    ['ab:c.md', 'reserved_character'],
+    ['say "hi".md', 'reserved_character'],
+    ['a|b.md', 'reserved_character'],
+    ['why?.md', 'reserved_character'],
+    ['star*.md', 'reserved_character'],
+    ['Folder:x/a.md', 'reserved_character'],
+    ['Quiz: CON?/a.md', 'reserved_character'],
+  ])('refuses %j (%s), which normalizeNotePath alone accepts', (path, reason) => {
+    expect(normalizeNotePath(path)).toBe(path);
+    expect(portableReasonOf(path)).toBe(reason);
+  });
+
+  it('names the rule and the name in its message', () => {
+    const messageOf = (path: string) => {
+      try {
+        assertPortableNotePath(path);
+      } catch (error) {
+        return (error as KgateError).message;
+      }
+      throw new Error(`${path} was accepted`);
+    };
+    expect(messageOf('Hostile/NUL.md')).toMatch(/"NUL\.md" is a reserved device name on Windows/);
+    expect(messageOf('Notes /a.md')).toMatch(/"Notes " ends in a dot or a space/);
+    expect(messageOf('why?.md')).toMatch(/"why\?\.md" contains "\?"; Windows and synced drives refuse/);
+  });
+
+  it('keeps the earlier rules first: a drive letter (any letter and a colon) is absolute, a backslash is a backslash', () => {
+    expect(portableReasonOf('C:/a.md')).toBe('absolute');
+    expect(portableReasonOf('a:b.md')).toBe('absolute');
+    expect(portableReasonOf('a\\CON.md')).toBe('backslash');
+  });
+
+  it('checks the canonical (NFC) form', () => {
+    // N + combining tilde composes to Ñ: "COÑ" is no device name.
+    expect(normalizeNotePath('CON\u0303.md')).toBe('CO\u00d1.md');
+    expect(portableReasonOf('CON\u0303.md')).toBeUndefined();
+    // Composition does not move a trailing space: "Cafe\u0301 " is "Café " either way.
+    expect(portableReasonOf('Cafe\u0301 /a.md')).toBe('trailing_dot_or_space');
+    // A combining mark after a dot has no composed form, so the name ends in the mark, not in a dot.
+    expect(normalizeNotePath('a.\u0301/b.md')).toBe('a.\u0301/b.md');
+    expect(portableReasonOf('a.\u0301/b.md')).toBeUndefined();
+    // NFC keeps superscripts (only NFKC would fold them to digits), so COM¹ stays reserved.
+    expect(normalizeNotePath('COM\u00b9.md')).toBe('COM¹.md');
+    expect(portableReasonOf('COM\u00b9.md')).toBe('reserved_name');
   });
 });
 

@@ -5,19 +5,26 @@ export const MAX_NOTE_PATH_BYTES = 1024;
 /** The longest single path segment, in UTF-8 bytes: the common file-system limit for one name. */
 export const MAX_PATH_SEGMENT_BYTES = 255;
 
+/** Every reason a path can be rejected for, in the order of the rules table in docs/notes.md. */
+export const INVALID_PATH_REASONS = [
+  'not_a_string',
+  'empty',
+  'too_long',
+  'segment_too_long',
+  'control_character',
+  'bidi_control',
+  'backslash',
+  'absolute',
+  'empty_segment',
+  'dot_segment',
+  'not_markdown',
+  'reserved_character',
+  'trailing_dot_or_space',
+  'reserved_name',
+] as const;
+
 /** Why a path was rejected; returned to clients in `details.reason`. */
-export type InvalidPathReason =
-  | 'not_a_string'
-  | 'empty'
-  | 'too_long'
-  | 'segment_too_long'
-  | 'control_character'
-  | 'bidi_control'
-  | 'backslash'
-  | 'absolute'
-  | 'empty_segment'
-  | 'dot_segment'
-  | 'not_markdown';
+export type InvalidPathReason = (typeof INVALID_PATH_REASONS)[number];
 
 // C0 controls (including NUL), DEL and C1 controls.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
@@ -34,6 +41,8 @@ function reject(reason: InvalidPathReason, message: string): never {
  * store and compare, so `café.md` typed as e + combining accent and as é is one note, as on macOS and in Obsidian.
  * Throws `invalid_path` with a `reason` for: non-strings, empty input, more than 1,024 bytes, control or bidi
  * characters, backslashes, absolute paths, empty, `.` or `..` segments, and names not ending in `.md`.
+ * It stays lenient about names Windows refuses, so that notes stored under them can still be addressed; paths that
+ * content is written to also pass assertPortableNotePath.
  */
 export function normalizeNotePath(input: unknown): string {
   if (typeof input !== 'string') reject('not_a_string', 'The note path must be a string.');
@@ -60,6 +69,39 @@ export function normalizeNotePath(input: unknown): string {
     reject('not_markdown', 'The note path must end in a file name with the ".md" extension.');
   }
   return path;
+}
+
+// Characters that Windows refuses in names, and with it OneDrive, Dropbox and Google Drive when they sync to Windows.
+// The backslash and controls are refused by normalizeNotePath already.
+const RESERVED_CHARACTER = /[<>:"|?*]/;
+// Windows device names ("Naming Files, Paths, and Namespaces"; CONIN$ and CONOUT$ from CreateFile's consoles).
+// Deliberately without the `u` flag: its case folding would let look-alikes such as the dotless ı match the I of
+// CONIN$, which Windows does not treat as a device. ¹ ² ³ are the superscript digits Windows also reserves.
+const RESERVED_NAME = /^(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³]|CONIN\$|CONOUT\$)$/i;
+
+/**
+ * Refuses a canonical path (from normalizeNotePath) that could not be written to Windows or to a synced drive:
+ * `invalid_path` with reason `reserved_character` for `< > : " | ? *` in a name, `trailing_dot_or_space` for a
+ * folder or file name that ends in "." or " " (Windows drops them, so the file would change name), and
+ * `reserved_name` for a device name such as CON, NUL, COM1 or LPT1 as a name's part before its first dot.
+ * Only paths that content is written to are checked: notes stored before these rules keep their paths, and can be
+ * read, deleted and moved to a portable path (see docs/notes.md, "Portable paths").
+ */
+export function assertPortableNotePath(canonicalPath: string): void {
+  for (const segment of canonicalPath.split('/')) {
+    const character = RESERVED_CHARACTER.exec(segment)?.[0];
+    if (character !== undefined) {
+      reject('reserved_character', `The name ${JSON.stringify(segment)} contains ${JSON.stringify(character)}; Windows and synced drives refuse < > : " | ? * in names.`);
+    }
+    if (segment.endsWith('.') || segment.endsWith(' ')) {
+      reject('trailing_dot_or_space', `The name ${JSON.stringify(segment)} ends in a dot or a space, which Windows and synced drives drop.`);
+    }
+    // Windows ignores an extension and trailing spaces after a device name: "NUL.txt" and "nul .md" are NUL too.
+    const stem = segment.split('.', 1)[0]!.replace(/ +$/, '');
+    if (RESERVED_NAME.test(stem)) {
+      reject('reserved_name', `The name ${JSON.stringify(segment)} is a reserved device name on Windows (${stem}), with or without an extension.`);
+    }
+  }
 }
 
 /**

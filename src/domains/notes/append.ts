@@ -1,5 +1,5 @@
 import type { Database } from '../../db/port.ts';
-import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
@@ -29,6 +29,8 @@ export async function createOrAppend(
 ): Promise<TransactionResult> {
   const { path, addition, expectedHash: given, ...transaction } = input;
   const canonical = normalizeNotePath(path);
+  // Appending writes content, so the path must be portable, before anything is read (the transaction checks it too).
+  assertPortableNotePath(canonical);
   // Applying reads in the commit's transaction (its connection); the hash is checked again under the vault lock.
   const sql = input.commit?.sql ?? deps.db;
   const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write', sql);

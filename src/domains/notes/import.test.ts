@@ -77,6 +77,26 @@ describe('importing notes into a hosted vault', () => {
     ]);
   });
 
+  it('reports names that Windows and synced drives refuse as invalid paths, naming the rule, and stores none of them', async () => {
+    const before = await snapshot();
+    const files = ['Hostile/CON.md', 'nul.md', 'COM1.md', 'Notes /a.md', 'a./b.md', 'What?.md'].map((path) => ({ path, content: 'x' }));
+    const result = await services.notes.importNotes(actor, owner.mapping.id, files);
+    expect(result).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      rejected: [
+        { path: 'Hostile/CON.md', code: 'invalid_path', reason: expect.stringContaining('reserved device name') },
+        { path: 'nul.md', code: 'invalid_path', reason: expect.stringContaining('reserved device name') },
+        { path: 'COM1.md', code: 'invalid_path', reason: expect.stringContaining('reserved device name') },
+        { path: 'Notes /a.md', code: 'invalid_path', reason: expect.stringContaining('ends in a dot or a space') },
+        { path: 'a./b.md', code: 'invalid_path', reason: expect.stringContaining('ends in a dot or a space') },
+        { path: 'What?.md', code: 'invalid_path', reason: expect.stringContaining('refuse < > : " | ? *') },
+      ],
+    });
+    expect(await snapshot()).toBe(before);
+  });
+
   it('a dry run reports what would happen and writes nothing', async () => {
     const before = await snapshot();
     const result = await services.notes.importNotes(

@@ -2,7 +2,7 @@ import type { Database } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { contentHash } from '../../kernel/hashing.ts';
 import type { Actor } from '../../kernel/principal.ts';
-import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import { MAX_NOTE_BYTES, type ImportBatchResult, type ImportedFile, type Note } from './contract.ts';
@@ -64,6 +64,8 @@ function prepare(files: readonly ImportedFile[], result: ImportBatchResult): Pre
     let path: string;
     try {
       path = normalizeNotePath(file.path);
+      // An import writes every file it takes: a name Windows or a synced drive refuses is reported, not stored.
+      assertPortableNotePath(path);
     } catch (error) {
       const reason = error instanceof KgateError ? error.message : 'invalid path';
       result.rejected.push({ path: String(file.path), code: 'invalid_path', reason });

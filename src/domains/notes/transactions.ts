@@ -1,7 +1,7 @@
 import type { Database, Sql } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
-import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import type { IdempotentCommit } from '../idempotency/index.ts';
 import { appendEvents, type EventKind, type NewProvenanceEvent } from '../provenance/index.ts';
 import type { HostedMapping, NoteChangeCapability, VaultsService } from '../vaults/index.ts';
@@ -43,9 +43,13 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
     });
   }
   const seen = new Map<string, number>();
-  const canonicalPath = (value: string, index: number, field: string): string => {
+  // Addressing a note stays lenient, so notes stored before the portable-path rules can still be read, deleted,
+  // restored where they were, and moved away; a path that content is written to must be portable (docs/notes.md).
+  const canonicalPath = (value: string, index: number, field: string, use: 'address' | 'write'): string => {
     try {
-      return normalizeNotePath(value);
+      const path = normalizeNotePath(value);
+      if (use === 'write') assertPortableNotePath(path);
+      return path;
     } catch (error) {
       if (error instanceof KgateError) {
         throw new KgateError(error.code, `Action ${index}: ${field === 'path' ? '' : `${field}: `}${error.message}`, { ...error.details, index, field });
@@ -64,7 +68,7 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
     seen.set(pathKey, index);
   };
   return actions.map((action, index): CanonicalAction => {
-    const path = canonicalPath(action.path, index, 'path');
+    const path = canonicalPath(action.path, index, 'path', action.type === 'write-note' ? 'write' : 'address');
     if (action.type === 'write-note' && Buffer.byteLength(action.content, 'utf8') > MAX_NOTE_BYTES) {
       throw new KgateError('payload_too_large', `Action ${index}: a note holds at most ${MAX_NOTE_BYTES} bytes.`, {
         index,
@@ -74,7 +78,7 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
     const pathKey = notePathKey(path);
     claim(pathKey, index);
     if (action.type !== 'move-note') return { ...action, path, pathKey };
-    const newPath = canonicalPath(action.newPath, index, 'newPath');
+    const newPath = canonicalPath(action.newPath, index, 'newPath', 'write');
     const newPathKey = notePathKey(newPath);
     claim(newPathKey, index);
     return { ...action, path, pathKey, newPath, newPathKey };
