@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../logger.ts';
+import { clientErrorResponder } from './client-error.ts';
 import type { NodeHandler } from './node-exchange.ts';
 import { createLimitedServer, reportDroppedConnections, serverLimits, type ServerLimits } from './server-limits.ts';
 
@@ -10,7 +11,7 @@ export interface ListenOptions {
   port: number;
   /** Overrides of DEFAULT_SERVER_LIMITS: the gateway passes the configured ones, tests small ones. */
   limits?: Partial<ServerLimits>;
-  /** Receives a line per minute of refused connections; none when absent. */
+  /** Receives a line per request rejected before routing and per minute of refused connections; none when absent. */
   logger?: Logger;
 }
 
@@ -30,11 +31,13 @@ export interface RunningServer {
 /** Serves a request handler on host:port with Node's HTTP server, within the limits of `server-limits.ts`. */
 export async function listen(handler: NodeHandler, options: ListenOptions): Promise<RunningServer> {
   const limits = serverLimits(options.limits);
+  const clientErrors = clientErrorResponder(limits, options.logger);
   // Handlers still running (even for a client that already hung up) keep the database in use: close() waits for
   // them too, not only for sockets, so that the caller can close the database safely afterwards.
   let inFlight = 0;
   let idle: (() => void) | undefined;
   const counted: NodeHandler = async (req, res) => {
+    clientErrors.noteExchange(req, res);
     inFlight += 1;
     try {
       await handler(req, res);
@@ -45,6 +48,7 @@ export async function listen(handler: NodeHandler, options: ListenOptions): Prom
   };
   const server = await new Promise<Server>((resolve, reject) => {
     const started = createLimitedServer(limits, (req, res) => void counted(req, res));
+    started.on('clientError', clientErrors.answer);
     reportDroppedConnections(started, limits.maxConnections, options.logger);
     started.once('error', reject);
     started.listen(options.port, options.host, () => resolve(started));

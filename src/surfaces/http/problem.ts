@@ -8,6 +8,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   invalid_request: 400,
   invalid_path: 400,
   payload_too_large: 413,
+  headers_too_large: 431,
+  request_timeout: 408,
   unauthenticated: 401,
   account_inactive: 403,
   plan_required: 403,

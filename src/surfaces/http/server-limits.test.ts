@@ -8,6 +8,8 @@ import type { NodeHandler } from './node-exchange.ts';
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './server-limits.ts';
 
 const GET = 'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n';
+// A request whose body stops short of its Content-Length.
+const PARTIAL_POST = 'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nonly part of it';
 
 // Small limits, so that each test sees a limit fire; checked every 50 ms so that it fires soon after.
 const QUICK: Partial<ServerLimits> = { connectionsCheckingIntervalMs: 50 };
@@ -39,6 +41,20 @@ async function serve(limits: Partial<ServerLimits>, handler?: NodeHandler) {
   return { server, logs, handled: () => handled };
 }
 
+function expectProblem(received: string, status: number, code: string) {
+  const responses = parseResponses(received);
+  expect(responses).toHaveLength(1);
+  const [response] = responses;
+  expect(response!.status).toBe(status);
+  expect(response!.headers['content-type']).toBe('application/problem+json');
+  expect(response!.headers.connection).toBe('close');
+  const problem = JSON.parse(response!.body);
+  expect(problem).toMatchObject({ type: `urn:kgate:problem:${code}`, title: code.replaceAll('_', ' '), status, code });
+  expect(problem.detail).toEqual(expect.any(String));
+  expect(problem.requestId).toBe(response!.headers['x-request-id']);
+  return problem as { requestId: string; detail: string };
+}
+
 describe('HTTP server limits', () => {
   it('sets every limit on Node\'s server: the defaults, or the overrides given', async () => {
     const { server: defaults } = await serve({});
@@ -55,6 +71,57 @@ describe('HTTP server limits', () => {
     expect(tuned.node.keepAliveTimeout).toBe(620_000);
     expect(tuned.node.maxConnections).toBe(7);
     expect(tuned.node.requestTimeout).toBe(DEFAULT_SERVER_LIMITS.requestTimeoutMs);
+  });
+
+  it('answers a request head over maxHeaderSize with a 431 problem document, unrouted, unlogged, and closes', async () => {
+    const { server, logs, handled } = await serve({});
+    const secret = 'kgp_thisMustNeverReachTheLog000000000000';
+    const just = await openRaw(server.url);
+    just.socket.write(`GET / HTTP/1.1\r\nHost: localhost\r\nX-Fill: ${'a'.repeat(15 * 1024)}\r\n\r\n`);
+    expect((await just.nextResponse()).status).toBe(200);
+    just.socket.destroy();
+
+    const received = await sendUntilClosed(
+      server.url,
+      `GET /?token=${secret} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${secret}\r\nX-Fill: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    );
+    const problem = expectProblem(received, 431, 'headers_too_large');
+    expect(problem.detail).toContain('16384 bytes');
+    expect(handled()).toBe(1);
+    const line = logs.map((text) => JSON.parse(text) as Record<string, unknown>).find((entry) => entry.reqId === problem.requestId);
+    expect(line).toMatchObject({ status: 431, code: 'headers_too_large', msg: 'request rejected before routing' });
+    expect(logs.join('\n')).not.toContain(secret);
+  });
+
+  it('answers a head slower than headersTimeout with a 408 problem document and closes', async () => {
+    const { server, handled } = await serve({ ...QUICK, headersTimeoutMs: 200, requestTimeoutMs: 10_000 });
+    const received = await sendUntilClosed(server.url, 'GET / HTTP/1.1\r\nHost: localhost\r\n');
+    expectProblem(received, 408, 'request_timeout');
+    expect(handled()).toBe(0);
+  });
+
+  it('answers a body slower than requestTimeout with a 408 problem document while the handler waits for it', async () => {
+    const { server } = await serve({ ...QUICK, headersTimeoutMs: 200, requestTimeoutMs: 300 });
+    const received = await sendUntilClosed(server.url, PARTIAL_POST);
+    expectProblem(received, 408, 'request_timeout');
+  });
+
+  it('never writes a 408 behind a response already sent for a request whose body is still arriving', async () => {
+    const { server } = await serve({ ...QUICK, headersTimeoutMs: 200, requestTimeoutMs: 300 }, (_req, res) => {
+      // Like an early 413 or 401: answered without reading the body, which keeps arriving.
+      res.writeHead(413, { 'Content-Length': '4' }).end('big!');
+      return Promise.resolve();
+    });
+    const received = await sendUntilClosed(server.url, PARTIAL_POST);
+    expect(parseResponses(received).map((response) => response.status)).toEqual([413]);
+    expect(received.endsWith('big!')).toBe(true);
+  });
+
+  it('answers a request that is not HTTP with a 400 invalid_request problem document', async () => {
+    const { server, handled } = await serve({});
+    const received = await sendUntilClosed(server.url, 'HELLO THERE\r\n\r\n');
+    expectProblem(received, 400, 'invalid_request');
+    expect(handled()).toBe(0);
   });
 
   it('closes a keep-alive connection that stays idle for keepAliveTimeout, and announces the timeout', async () => {
