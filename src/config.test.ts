@@ -31,6 +31,14 @@ describe('loadConfig', () => {
     });
   });
 
+  it('leaves the HTTP server limits to their defaults unless the operator sets them', () => {
+    expect(loadConfig({}).http).toEqual({ keepAliveTimeoutMs: undefined, maxConnections: undefined });
+    expect(loadConfig({ KGATE_KEEP_ALIVE_TIMEOUT_MS: '620000', KGATE_MAX_CONNECTIONS: '2500' }).http).toEqual({
+      keepAliveTimeoutMs: 620_000,
+      maxConnections: 2500,
+    });
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(8787);
   });
@@ -43,6 +51,13 @@ describe('loadConfig', () => {
     [{ KGATE_BASE_URL: 'https://example.com/?x=1' }, 'KGATE_BASE_URL'],
     [{ KGATE_LOG_LEVEL: 'loud' }, 'KGATE_LOG_LEVEL'],
     [{ DATABASE_URL: 'mysql://u:pw@h/db' }, 'DATABASE_URL'],
+    [{ KGATE_KEEP_ALIVE_TIMEOUT_MS: 'soon' }, 'KGATE_KEEP_ALIVE_TIMEOUT_MS'],
+    [{ KGATE_KEEP_ALIVE_TIMEOUT_MS: '0' }, 'KGATE_KEEP_ALIVE_TIMEOUT_MS'],
+    [{ KGATE_KEEP_ALIVE_TIMEOUT_MS: '65000.5' }, 'KGATE_KEEP_ALIVE_TIMEOUT_MS'],
+    [{ KGATE_KEEP_ALIVE_TIMEOUT_MS: '3600001' }, 'KGATE_KEEP_ALIVE_TIMEOUT_MS'],
+    [{ KGATE_MAX_CONNECTIONS: '0' }, 'KGATE_MAX_CONNECTIONS'],
+    [{ KGATE_MAX_CONNECTIONS: '-5' }, 'KGATE_MAX_CONNECTIONS'],
+    [{ KGATE_MAX_CONNECTIONS: 'many' }, 'KGATE_MAX_CONNECTIONS'],
   ])('names the variable in the error for %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);

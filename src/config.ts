@@ -24,6 +24,10 @@ const EnvSchema = z.object({
   KGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   KGATE_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA: z.enum(['true', 'false', '1', '0']).default('false'),
+  // Unset keeps the default of src/surfaces/http/server-limits.ts, where each limit's reason is written down.
+  // Keep-alive: at least a second (0 would mean "never time out" to Node), at most an hour.
+  KGATE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).optional(),
+  KGATE_MAX_CONNECTIONS: positiveInt.max(1_000_000).optional(),
 });
 
 /** The typed configuration of one kgate process, parsed once at start-up. */
@@ -38,6 +42,13 @@ export interface Config {
   database: { kind: 'pglite'; dataDir: string } | { kind: 'postgres'; url: string; poolSize: number };
   logLevel: z.infer<typeof EnvSchema>['KGATE_LOG_LEVEL'];
   shutdownGraceMs: number;
+  /** Operator overrides of the HTTP server's limits; undefined keeps the default. */
+  http: {
+    /** How long an idle keep-alive connection stays open; pair it with the load balancer's idle timeout. */
+    keepAliveTimeoutMs: number | undefined;
+    /** Most connections open at once. */
+    maxConnections: number | undefined;
+  };
   oauth: {
     /**
      * Development only: fetch OAuth client ID metadata documents from loopback and private addresses. Off by default,
@@ -85,6 +96,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : { kind: 'pglite', dataDir: e.KGATE_DATA_DIR },
     logLevel: e.KGATE_LOG_LEVEL,
     shutdownGraceMs: e.KGATE_SHUTDOWN_GRACE_MS,
+    http: { keepAliveTimeoutMs: e.KGATE_KEEP_ALIVE_TIMEOUT_MS, maxConnections: e.KGATE_MAX_CONNECTIONS },
     oauth: { allowPrivateClientMetadata: e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1' },
   };
 }

@@ -105,7 +105,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
         if (router.handler) return router.handler(req, res);
         res.writeHead(503, { 'Retry-After': '1' }).end();
       },
-      { host: config.host, port: config.port },
+      { host: config.host, port: config.port, limits: config.http, logger },
     );
   } catch (error) {
     await stopListening();

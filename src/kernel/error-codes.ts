@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   invalid_path: 'A note path is not a valid vault-relative Markdown path.',
   invalid_encoding: 'The request body is not valid UTF-8.',
   payload_too_large: 'The request body exceeds the size limit.',
+  headers_too_large: 'The request head (request line and headers) exceeds the size limit.',
+  request_timeout: 'The request did not arrive in time; the connection is closed.',
   unauthenticated: 'No credential, or a credential that is unknown, malformed, expired, rotated or revoked.',
   account_inactive: 'The account behind the credential is suspended.',
   plan_required: "The account's plan does not include this capability.",

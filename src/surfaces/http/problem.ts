@@ -9,6 +9,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   invalid_path: 400,
   invalid_encoding: 400,
   payload_too_large: 413,
+  headers_too_large: 431,
+  request_timeout: 408,
   unauthenticated: 401,
   account_inactive: 403,
   plan_required: 403,
@@ -42,25 +44,33 @@ export interface Problem {
 }
 
 /**
- * Sends a problem document. `type` is a URN per code (RFC 9457 s3.1.1 allows any URI; a URN promises no page that
- * could go stale), `detail` is for humans, and extension members carry machine-readable details.
+ * The problem document of a code. `type` is a URN per code (RFC 9457 s3.1.1 allows any URI; a URN promises no page
+ * that could go stale), `detail` is for humans, and extension members carry machine-readable details.
  */
+export function problemDocument(
+  code: ErrorCode,
+  detail: string,
+  requestId: string | undefined,
+  extensions: Readonly<Record<string, unknown>> = {},
+): Problem {
+  return {
+    ...extensions,
+    type: `urn:kgate:problem:${code}`,
+    title: code.replaceAll('_', ' '),
+    status: HTTP_STATUS[code],
+    code,
+    detail,
+    ...(requestId ? { requestId } : {}),
+  };
+}
+
+/** Sends a problem document (see `problemDocument`). */
 export function problemResponse(
   c: Context<HttpEnv>,
   code: ErrorCode,
   detail: string,
   extensions: Readonly<Record<string, unknown>> = {},
 ): Response {
-  const status = HTTP_STATUS[code];
-  const requestId = c.get('requestId');
-  const body: Problem = {
-    ...extensions,
-    type: `urn:kgate:problem:${code}`,
-    title: code.replaceAll('_', ' '),
-    status,
-    code,
-    detail,
-    ...(requestId ? { requestId } : {}),
-  };
-  return c.newResponse(JSON.stringify(body), status, { 'content-type': 'application/problem+json' });
+  const body = problemDocument(code, detail, c.get('requestId'), extensions);
+  return c.newResponse(JSON.stringify(body), HTTP_STATUS[code], { 'content-type': 'application/problem+json' });
 }
