@@ -1,46 +1,26 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOwner, type Owner } from './support/fixtures.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createOwner } from './support/fixtures.ts';
+import { STREAMABLE_ACCEPT, useMcpSuite } from './support/mcp-suite.ts';
 import { restClient } from './support/rest-client.ts';
 
-const STREAMABLE_ACCEPT = 'application/json, text/event-stream';
-
 describe('MCP gateway at /api/mcp', () => {
-  let gateway: TestGateway;
-  let owner: Owner;
+  const suite = useMcpSuite();
+  const { rpc } = suite;
 
   beforeAll(async () => {
-    gateway = await startTestGateway();
-    owner = await createOwner(gateway.services);
-    await restClient(gateway, owner.token).post('/notes', {
-      json: { mappingId: owner.mapping.id, path: 'Inbox/hello.md', content: '# Hello\nworld\n', dryRun: false },
+    await restClient(suite.gateway, suite.owner.token).post('/notes', {
+      json: { mappingId: suite.owner.mapping.id, path: 'Inbox/hello.md', content: '# Hello\nworld\n', dryRun: false },
       headers: { 'Idempotency-Key': 'seed-1' },
     });
   });
-  afterAll(() => gateway.stop());
-
-  async function rpc(body: unknown, headers: Record<string, string> = {}, token: string | null = owner.token) {
-    const response = await fetch(`${gateway.url}/api/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: STREAMABLE_ACCEPT,
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...headers,
-      },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, any>) : null }; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON-RPC replies of many shapes
-  }
 
   describe('with the MCP SDK client', () => {
     it('connects, lists tools with schemas and annotations, and calls every listed tool', async () => {
       const client = new Client({ name: 'kgate-test', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/api/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${owner.token}` } },
+      const transport = new StreamableHTTPClientTransport(new URL(`${suite.gateway.url}/api/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${suite.owner.token}` } },
       });
       await client.connect(transport);
       expect(client.getServerVersion()?.name).toBe('kgate');
@@ -79,18 +59,18 @@ describe('MCP gateway at /api/mcp', () => {
       }
       expect(tools.find((t) => t.name === 'apply_note_deletions')?.annotations?.destructiveHint).toBe(true);
       const vaults = await client.callTool({ name: 'list_vaults', arguments: {} });
-      expect(vaults.structuredContent).toMatchObject({ vaults: [{ mappingId: owner.mapping.id, writeAccess: true, readOnly: false }] });
-      const note = await client.callTool({ name: 'get_note_content', arguments: { mappingId: owner.mapping.id, path: 'Inbox/hello.md' } });
+      expect(vaults.structuredContent).toMatchObject({ vaults: [{ mappingId: suite.owner.mapping.id, writeAccess: true, readOnly: false }] });
+      const note = await client.callTool({ name: 'get_note_content', arguments: { mappingId: suite.owner.mapping.id, path: 'Inbox/hello.md' } });
       expect(note.structuredContent).toMatchObject({ content: '# Hello\nworld\n', truncated: false, contentHash: expect.stringMatching(/^sha256:/) });
-      const events = await client.callTool({ name: 'get_knowledge_events', arguments: { mappingId: owner.mapping.id } });
+      const events = await client.callTool({ name: 'get_knowledge_events', arguments: { mappingId: suite.owner.mapping.id } });
       expect((events.structuredContent as { events: unknown[] }).events.length).toBeGreaterThanOrEqual(1);
-      const graph = await client.callTool({ name: 'query_graph_relations', arguments: { mappingId: owner.mapping.id, path: 'Inbox/hello.md' } });
+      const graph = await client.callTool({ name: 'query_graph_relations', arguments: { mappingId: suite.owner.mapping.id, path: 'Inbox/hello.md' } });
       expect(graph.structuredContent).toEqual({ path: 'Inbox/hello.md', outgoing: [], incoming: [], embeds: [], unresolved: [], truncated: false });
-      const found = await client.callTool({ name: 'search_notes', arguments: { mappingId: owner.mapping.id, query: 'world' } });
+      const found = await client.callTool({ name: 'search_notes', arguments: { mappingId: suite.owner.mapping.id, query: 'world' } });
       expect(found.structuredContent).toMatchObject({ results: [{ path: 'Inbox/hello.md', matchedIn: ['body'] }], truncated: false });
       // A tool failure after tools/list: the SDK client checks structuredContent against the listed output schema,
       // so the schema must admit the error shape too, or the client throws instead of returning the failure.
-      const missing = await client.callTool({ name: 'get_note_content', arguments: { mappingId: owner.mapping.id, path: 'Inbox/none.md' } });
+      const missing = await client.callTool({ name: 'get_note_content', arguments: { mappingId: suite.owner.mapping.id, path: 'Inbox/none.md' } });
       expect(missing.isError).toBe(true);
       expect(missing.structuredContent).toMatchObject({ code: 'not_found' });
       await client.close();
@@ -171,49 +151,49 @@ describe('MCP gateway at /api/mcp', () => {
     });
 
     it('accepts Mcp-Method and Mcp-Name headers from legacy bridges', async () => {
-      const reply = await rpc({ mappingId: owner.mapping.id, path: 'Inbox/hello.md' }, { accept: 'application/json', 'mcp-method': 'tools/call', 'mcp-name': 'get_note_content' });
+      const reply = await rpc({ mappingId: suite.owner.mapping.id, path: 'Inbox/hello.md' }, { accept: 'application/json', 'mcp-method': 'tools/call', 'mcp-name': 'get_note_content' });
       expect(reply.body!.result.structuredContent.path).toBe('Inbox/hello.md');
     });
 
     it('serves legacy discovery on GET with Accept: application/json, and 405 otherwise', async () => {
-      const json = await fetch(`${gateway.url}/api/mcp`, { headers: { accept: 'application/json' } });
+      const json = await fetch(`${suite.gateway.url}/api/mcp`, { headers: { accept: 'application/json' } });
       expect(await json.json()).toMatchObject({ protocolVersions: ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'] });
-      expect((await fetch(`${gateway.url}/api/mcp`, { headers: { accept: 'text/event-stream' } })).status).toBe(405);
+      expect((await fetch(`${suite.gateway.url}/api/mcp`, { headers: { accept: 'text/event-stream' } })).status).toBe(405);
     });
   });
 
   describe('transport edges', () => {
     it('refuses a body over 8 MiB with 413 payload_too_large, and consumes nothing', async () => {
-      const member = await createOwner(gateway.services, 'mcp-big');
+      const member = await createOwner(suite.gateway.services, 'mcp-big');
       const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(8 * 1024 * 1024) } });
       const reply = await rpc(huge, {}, member.token);
       expect(reply.status).toBe(413);
       expect(reply.body!.error.data.code).toBe('payload_too_large');
-      const counters = await gateway.db.query('SELECT * FROM usage_counters WHERE account_id = $1', [member.accountId]);
+      const counters = await suite.gateway.db.query('SELECT * FROM usage_counters WHERE account_id = $1', [member.accountId]);
       expect(counters).toEqual([]);
       // The gateway still answers on a new connection.
       expect((await rpc({ jsonrpc: '2.0', id: 2, method: 'ping' }, {}, member.token)).body).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     });
 
     it('serves /api/mcp with a query string, echoes a sane X-Request-Id, and logs one line without the token', async () => {
-      const response = await fetch(`${gateway.url}/api/mcp?client=test`, {
+      const response = await fetch(`${suite.gateway.url}/api/mcp?client=test`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: STREAMABLE_ACCEPT, authorization: `Bearer ${owner.token}`, 'x-request-id': 'mcp-trace-1' },
+        headers: { 'content-type': 'application/json', accept: STREAMABLE_ACCEPT, authorization: `Bearer ${suite.owner.token}`, 'x-request-id': 'mcp-trace-1' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 'q', method: 'ping' }),
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('x-request-id')).toBe('mcp-trace-1');
       expect(response.headers.get('content-type')).toBe('application/json');
-      const line = gateway.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.reqId === 'mcp-trace-1');
-      expect(line).toMatchObject({ msg: 'request', method: 'POST', path: '/api/mcp', status: 200, accountId: owner.accountId });
-      expect(gateway.logs.join('\n')).not.toContain(owner.token.slice(4, 30));
+      const line = suite.gateway.logs.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.reqId === 'mcp-trace-1');
+      expect(line).toMatchObject({ msg: 'request', method: 'POST', path: '/api/mcp', status: 200, accountId: suite.owner.accountId });
+      expect(suite.gateway.logs.join('\n')).not.toContain(suite.owner.token.slice(4, 30));
       const forged = await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'x-request-id': `kgp_${'a'.repeat(36)}` });
       expect(forged.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     });
 
     it('answers other methods with 405 and an Allow header', async () => {
       for (const method of ['PUT', 'DELETE', 'PATCH']) {
-        const response = await fetch(`${gateway.url}/api/mcp`, { method, headers: { authorization: `Bearer ${owner.token}` } });
+        const response = await fetch(`${suite.gateway.url}/api/mcp`, { method, headers: { authorization: `Bearer ${suite.owner.token}` } });
         expect(response.status).toBe(405);
         expect(response.headers.get('allow')).toBe('GET, POST');
       }
@@ -222,10 +202,10 @@ describe('MCP gateway at /api/mcp', () => {
 
   describe('accounting', () => {
     it('reserves one MCP unit per recognized operation, separately from REST, and never for rejections', async () => {
-      const member = await createOwner(gateway.services, 'mcp-usage');
-      await gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 3 });
+      const member = await createOwner(suite.gateway.services, 'mcp-usage');
+      await suite.gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 3 });
       const used = async () =>
-        (await gateway.db.query<{ used: number }>("SELECT used FROM usage_counters WHERE account_id = $1 AND surface = 'mcp' AND period = 'minute'", [member.accountId]))[0]?.used ?? 0;
+        (await suite.gateway.db.query<{ used: number }>("SELECT used FROM usage_counters WHERE account_id = $1 AND surface = 'mcp' AND period = 'minute'", [member.accountId]))[0]?.used ?? 0;
       await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, {}, null);
       await rpc({ jsonrpc: '2.0', id: 1, method: 'no/such' }, {}, member.token);
       await rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, {}, member.token);
@@ -239,7 +219,7 @@ describe('MCP gateway at /api/mcp', () => {
       expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(limited.body!.error.data.code).toBe('rate_limited');
       expect(await used()).toBe(3);
-      await gateway.services.accounts.setStatus(member.accountId, 'suspended');
+      await suite.gateway.services.accounts.setStatus(member.accountId, 'suspended');
       expect((await rpc({ jsonrpc: '2.0', id: 5, method: 'ping' }, {}, member.token)).status).toBe(403);
       expect(await used()).toBe(3);
     });

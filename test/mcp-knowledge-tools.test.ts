@@ -1,30 +1,16 @@
 import { readFileSync } from 'node:fs';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { KgateError } from '../src/kernel/errors.ts';
-import { createOwner, type Owner } from './support/fixtures.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { callTool, connectMcpClient, type Structured } from './support/mcp-client.ts';
+import { createOwner } from './support/fixtures.ts';
+import { connectMcpClient, type Structured } from './support/mcp-client.ts';
+import { useMcpSuite } from './support/mcp-suite.ts';
 import { snapshotOf } from './support/rest-client.ts';
 
 const CANVAS = readFileSync(new URL('../examples/vault/Tidewater Overview.canvas', import.meta.url), 'utf8');
 
 describe('knowledge tools over MCP: translate_canvas and get_vault_schema', () => {
-  let gateway: TestGateway;
-  let owner: Owner;
-  let client: Client;
-
-  beforeAll(async () => {
-    gateway = await startTestGateway();
-    owner = await createOwner(gateway.services);
-    client = await connectMcpClient(gateway.url, owner.token);
-  });
-  afterAll(async () => {
-    await client.close();
-    await gateway.stop();
-  });
-
-  const call = (name: string, args: Record<string, unknown>) => callTool(client, name, args);
+  const suite = useMcpSuite();
+  const { call } = suite;
 
   it('translates the example vault canvas, given as JSON text or as an object, without a mappingId', async () => {
     const fromText = await call('translate_canvas', { canvas: CANVAS });
@@ -51,7 +37,7 @@ describe('knowledge tools over MCP: translate_canvas and get_vault_schema', () =
   });
 
   it('summarizes the frontmatter keys of a seeded vault', async () => {
-    const mappingId = owner.mapping.id;
+    const mappingId = suite.owner.mapping.id;
     const notes = [
       { path: 'Decisions/ADR-1.md', content: '---\ntype: decision\nstatus: accepted\ndecided: 2026-11-03\ntags:\n  - sync\n---\n# ADR 1\n' },
       { path: 'Decisions/ADR-2.md', content: '---\ntype: decision\nstatus: proposed\npriority: 2\n---\n# ADR 2\n' },
@@ -62,7 +48,7 @@ describe('knowledge tools over MCP: translate_canvas and get_vault_schema', () =
     const applied = await call('apply_note_writes', { mappingId, notes, idempotencyKey: 'schema-seed' });
     expect(applied.isError).toBe(false);
 
-    const before = await snapshotOf(gateway);
+    const before = await snapshotOf(suite.gateway);
     const schema = await call('get_vault_schema', { mappingId });
     expect(schema.isError).toBe(false);
     expect(schema.data).toMatchObject({ scanned: 5, total: 5, truncated: false, notesWithFrontmatter: 3, parseErrorCount: 1, keysTruncated: false });
@@ -75,22 +61,22 @@ describe('knowledge tools over MCP: translate_canvas and get_vault_schema', () =
     expect(byKey.active).toMatchObject({ types: ['boolean'], examples: ['true'] });
     expect(byKey.meta).toMatchObject({ types: ['object'], examples: ['{"team":"product"}'] });
     expect(byKey.tags).toMatchObject({ types: ['string', 'list'], count: 2 });
-    expect(await snapshotOf(gateway)).toBe(before);
+    expect(await snapshotOf(suite.gateway)).toBe(before);
   });
 
   it('says when the scan stopped early (domain limit below the vault size)', async () => {
-    const scan = await gateway.services.notes.scanFrontmatter(owner.actor, owner.mapping.id, 2);
+    const scan = await suite.gateway.services.notes.scanFrontmatter(suite.owner.actor, suite.owner.mapping.id, 2);
     expect(scan).toMatchObject({ scanned: 2, total: 5, truncated: true });
     expect(scan.documents).toHaveLength(2); // Decisions/ADR-1.md and Decisions/ADR-2.md, first in path order
-    const exact = await gateway.services.notes.scanFrontmatter(owner.actor, owner.mapping.id, 5);
+    const exact = await suite.gateway.services.notes.scanFrontmatter(suite.owner.actor, suite.owner.mapping.id, 5);
     expect(exact).toMatchObject({ scanned: 5, total: 5, truncated: false });
-    await expect(gateway.services.notes.scanFrontmatter(owner.actor, owner.mapping.id, 2001)).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(suite.gateway.services.notes.scanFrontmatter(suite.owner.actor, suite.owner.mapping.id, 2001)).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('needs a mappingId the caller owns', async () => {
     const missing = await call('get_vault_schema', {});
     expect(missing).toMatchObject({ isError: true, data: { code: 'invalid_request' } });
-    const stranger = await createOwner(gateway.services, 'stranger');
+    const stranger = await createOwner(suite.gateway.services, 'stranger');
     const foreign = await call('get_vault_schema', { mappingId: stranger.mapping.id });
     expect(foreign.isError).toBe(true);
     expect(foreign.data.code).not.toBe('device_encrypted');
@@ -98,9 +84,9 @@ describe('knowledge tools over MCP: translate_canvas and get_vault_schema', () =
   });
 
   it('refuses a device-encrypted mapping with device_encrypted', async () => {
-    const sealed = await createOwner(gateway.services, 'sealed');
-    await gateway.services.vaults.updateMappingFlags(sealed.mapping.id, { deviceEncrypted: true });
-    const sealedClient = await connectMcpClient(gateway.url, sealed.token);
+    const sealed = await createOwner(suite.gateway.services, 'sealed');
+    await suite.gateway.services.vaults.updateMappingFlags(sealed.mapping.id, { deviceEncrypted: true });
+    const sealedClient = await connectMcpClient(suite.gateway.url, sealed.token);
     try {
       const result = await sealedClient.callTool({ name: 'get_vault_schema', arguments: { mappingId: sealed.mapping.id } });
       expect(result.isError).toBe(true);
@@ -108,6 +94,6 @@ describe('knowledge tools over MCP: translate_canvas and get_vault_schema', () =
     } finally {
       await sealedClient.close();
     }
-    await expect(gateway.services.notes.scanFrontmatter(sealed.actor, sealed.mapping.id)).rejects.toBeInstanceOf(KgateError);
+    await expect(suite.gateway.services.notes.scanFrontmatter(sealed.actor, sealed.mapping.id)).rejects.toBeInstanceOf(KgateError);
   });
 });

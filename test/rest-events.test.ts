@@ -17,6 +17,7 @@ import {
 interface EventPage {
   events: EventBody[];
   nextSince: number;
+  nextBefore?: number | null;
   truncated: boolean;
 }
 
@@ -143,6 +144,32 @@ describe('GET /api/dev/events', () => {
     expect((await feed({ since: all[1]!.seq, limit: all.length - 2 })).body.truncated).toBe(false);
   });
 
+  it('lists the latest events first with order=desc, and pages back with before and nextBefore', async () => {
+    const all = (await feed({})).body.events;
+    const newest = await feed({ order: 'desc', limit: 2 });
+    expect(newest.status, newest.text).toBe(200);
+    expect(newest.body).toEqual({ events: all.slice(-2).reverse(), nextSince: all.at(-1)!.seq, nextBefore: all.at(-2)!.seq, truncated: true });
+    for (const limit of [1, 2, 4]) {
+      const seen: EventBody[] = [];
+      let before: number | undefined;
+      for (let pages = 0; pages < 10; pages++) {
+        const response = await feed({ order: 'desc', limit, ...(before !== undefined ? { before } : {}) });
+        expect(response.status, response.text).toBe(200);
+        seen.push(...response.body.events);
+        if (!response.body.truncated) break;
+        before = response.body.nextBefore!;
+      }
+      expect(seen).toEqual([...all].reverse());
+    }
+    // since and before bound the range (both exclusive) in either order; an empty page has no next cursor.
+    expect((await feed({ order: 'desc', since: all[1]!.seq, before: all[4]!.seq })).body.events).toEqual([all[3], all[2]]);
+    expect((await feed({ since: all[1]!.seq, before: all[4]!.seq })).body.events).toEqual([all[2], all[3]]);
+    expect((await feed({ order: 'desc', before: all[0]!.seq })).body).toEqual({ events: [], nextSince: 0, nextBefore: null, truncated: false });
+    // The default order is unchanged, and says nothing of nextBefore.
+    expect((await feed({ order: 'asc' })).body).toEqual((await feed({})).body);
+    expect((await feed({})).body).not.toHaveProperty('nextBefore');
+  });
+
   it('returns at most 100 events when no limit is given', async () => {
     const busy = await createOwner(gateway.services, 'events-busy');
     const busyApi = restClient(gateway, busy.token);
@@ -167,6 +194,9 @@ describe('GET /api/dev/events', () => {
     ['a limit that is not a number', { limit: 'all' }],
     ['no mappingId', { mappingId: undefined }],
     ['a mappingId that is not a UUID', { mappingId: 'vault' }],
+    ['an order that is neither asc nor desc', { order: 'newest' }],
+    ['before 0', { before: 0 }],
+    ['a before that is not a number', { before: 'now' }],
   ])('400 for %s', async (_label, query) => {
     await expectRejected(gateway, () => api.get('/events', { query: { mappingId, ...query } }), 400, 'invalid_request');
   });

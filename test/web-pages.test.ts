@@ -247,6 +247,9 @@ describe('sign-in, sessions and account pages', () => {
     expectAccessiblePage(page);
     expect(page).toContain('Allow hosted MCP note changes');
     expect(page).toContain('<th scope="row">Demo vault</th>');
+    // The mapping id to copy into scripts and MCP configurations, in the vault's row.
+    expect(page).toContain('<th scope="col">Mapping id</th>');
+    expect(page).toMatch(new RegExp(`<th scope="row">Demo vault</th>\\s*<td><code>${owner.mapping.id}</code></td>`));
     const csrf = hiddenField(page, 'csrf');
     const off = await browser.post('/account/vaults/mcp-note-changes', { csrf, mapping_id: owner.mapping.id, allow: 'off' });
     expect(off.status).toBe(303);

@@ -5,6 +5,7 @@ import type { CredentialCache } from '../domains/tokens/index.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { createHttpHandler, type HttpDependencies } from '../surfaces/gateway/http-app.ts';
+import type { AnyOperation } from '../surfaces/operations/operation.ts';
 import { listen, type RunningServer } from '../surfaces/http/listen.ts';
 import type { NodeHandler } from '../surfaces/http/node-exchange.ts';
 import { readinessOf, type OpenedDatabase } from './database.ts';
@@ -59,7 +60,11 @@ export interface Gateway {
 }
 
 /** What the HTTP surface gets from the wired services (also used by tests that build the app themselves). */
-export function httpDependenciesOf(services: Services, db: Database, options: { logger: Logger; baseUrl: string }): HttpDependencies {
+export function httpDependenciesOf(
+  services: Services,
+  db: Database,
+  options: { logger: Logger; baseUrl: string; operations?: readonly AnyOperation[] },
+): HttpDependencies {
   return {
     logger: options.logger,
     tokens: services.tokens,
@@ -73,6 +78,7 @@ export function httpDependenciesOf(services: Services, db: Database, options: { 
     baseUrl: options.baseUrl,
     accounts: services.accounts,
     sessions: services.sessions,
+    ...(options.operations ? { operations: options.operations } : {}),
   };
 }
 
@@ -82,6 +88,8 @@ export interface GatewayOptions {
   clock?: Clock;
   /** Replaces the guarded fetch of client ID metadata documents (tests trust their own certificate with it). */
   fetchClientMetadata?: ClientMetadataFetch;
+  /** Serves this operation table instead of kgate's (tests add probe operations to the real one). */
+  operations?: readonly AnyOperation[];
 }
 
 /** Starts the HTTP gateway over an opened database. */
@@ -112,7 +120,9 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     throw error;
   }
   base.url ||= publicBaseUrl(config, server.url);
-  router.handler = createHttpHandler(httpDependenciesOf(services, opened.db, { logger, baseUrl: base.url }));
+  router.handler = createHttpHandler(
+    httpDependenciesOf(services, opened.db, { logger, baseUrl: base.url, ...(options.operations ? { operations: options.operations } : {}) }),
+  );
   const maintenance = startMaintenance(services, logger);
   let stopRequested = false;
   const reindexing = reindexInBackground(services, logger, () => stopRequested);

@@ -23,6 +23,8 @@ export interface TestGatewayOptions {
    * gateway then leaves it open when it stops; its owner closes it.
    */
   database?: TestGateway['db'];
+  /** Serve this operation table instead of kgate's (to add probe operations). */
+  operations?: GatewayOptions['operations'];
 }
 
 /** Starts the gateway as `kgate serve` would, but in-process, on port 0, with a test database. */
@@ -43,6 +45,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       logger: createLogger('info', sink),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
+      ...(options.operations ? { operations: options.operations } : {}),
     },
   );
   return { ...gateway, logs, db };

@@ -70,22 +70,28 @@ interface EventRow {
   [key: string]: unknown;
 }
 
-/** Events of one mapping by one account after `since` (a seq), oldest first. */
+/** Which way a page of events runs: oldest first (the feed) or newest first (what changed lately). */
+export type EventOrder = 'asc' | 'desc';
+
+/**
+ * Events of one mapping by one account with `since < seq < before` (`before` null: no upper bound), oldest or
+ * newest first. The index on (mapping_id, account_id, seq) serves both directions.
+ */
 export async function listEvents(
   sql: Sql,
   mappingId: string,
   accountId: string,
-  since: number,
+  range: { since: number; before: number | null; order: EventOrder },
   limit: number,
 ): Promise<ProvenanceEvent[]> {
   const rows = await sql.query<EventRow>(
     `SELECT seq, id, kind, path, before_revision, after_revision, trash_id, idempotency_key, credential_kind, client,
             details, created_at
        FROM provenance_events
-      WHERE mapping_id = $1 AND account_id = $2 AND seq > $3
-      ORDER BY seq
-      LIMIT $4`,
-    [mappingId, accountId, since, limit],
+      WHERE mapping_id = $1 AND account_id = $2 AND seq > $3 AND ($4::bigint IS NULL OR seq < $4)
+      ORDER BY seq ${range.order === 'desc' ? 'DESC' : 'ASC'}
+      LIMIT $5`,
+    [mappingId, accountId, range.since, range.before, limit],
   );
   return rows.map((r) => ({
     seq: r.seq,

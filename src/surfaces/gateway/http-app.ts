@@ -14,6 +14,8 @@ import type { NodeHandler } from '../http/node-exchange.ts';
 import { problemResponse } from '../http/problem.ts';
 import { requestLog } from '../http/request-log.ts';
 import { createPipeline, type Pipeline, type PipelineDependencies } from '../invocation/pipeline.ts';
+import type { AnyOperation } from '../operations/operation.ts';
+import { OPERATIONS } from '../operations/table.ts';
 import { mcpGateway } from '../mcp/transport.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
 import { developerApi } from '../rest/dev-api.ts';
@@ -33,6 +35,8 @@ export interface HttpDependencies extends PipelineDependencies {
   vaults: VaultsService;
   accounts: AccountsService;
   sessions: SessionsService;
+  /** The operation table the API surfaces serve (default: every operation of kgate). */
+  operations?: readonly AnyOperation[];
 }
 
 /** The path of the hosted MCP gateway (spec 4.1). */
@@ -44,7 +48,8 @@ const MCP_PATH = '/api/mcp';
  */
 export function createHttpHandler(deps: HttpDependencies): NodeHandler {
   const pipeline = createPipeline(deps);
-  const mcp = mcpGateway({ pipeline, version: deps.version, baseUrl: deps.baseUrl, logger: deps.logger });
+  const operations = deps.operations ?? OPERATIONS;
+  const mcp = mcpGateway({ pipeline, operations, version: deps.version, baseUrl: deps.baseUrl, logger: deps.logger });
   const hono = getRequestListener(createHttpApp(deps, pipeline).fetch);
   return async (req, res) => {
     const url = req.url ?? '';
@@ -64,7 +69,7 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
   app.use('*', requestLog(deps.logger));
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(pipeline));
-  app.route('/api/dev', developerApi({ pipeline, baseUrl: deps.baseUrl, version: deps.version }));
+  app.route('/api/dev', developerApi({ pipeline, operations: deps.operations ?? OPERATIONS, baseUrl: deps.baseUrl, version: deps.version }));
   app.route('/', oauthRoutes(deps.oauth));
   app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl }));
 

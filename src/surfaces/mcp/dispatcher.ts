@@ -1,10 +1,7 @@
-import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
-import type { Pipeline } from '../invocation/pipeline.ts';
 import { MCP_SURFACE } from '../invocation/surface.ts';
 import { JSONRPC, JsonRpcError, type PreserializedResult } from './json-rpc.ts';
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, SERVER_INSTRUCTIONS, negotiateVersion } from './protocol.ts';
-import { callTool } from './tool-call.ts';
-import { TOOL_LIST_RESULT } from './tool-list.ts';
+import { callTool, type ToolCallContext } from './tool-call.ts';
 
 /** Methods this server answers; anything else is "method not found" and consumes nothing. */
 export const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'server/discover']);
@@ -24,9 +21,7 @@ export function discoveryDocument(version: string) {
 }
 
 /** What one JSON-RPC request is answered with. */
-export interface DispatchContext {
-  pipeline: Pipeline;
-  principal: AuthenticatedPrincipal;
+export interface DispatchContext extends ToolCallContext {
   serverVersion: string;
 }
 
@@ -50,7 +45,7 @@ export async function dispatch(method: string, params: Record<string, unknown>, 
     case 'ping':
       return {};
     case 'tools/list':
-      return TOOL_LIST_RESULT;
+      return ctx.tools.listResult;
     case 'server/discover':
       return discoveryDocument(ctx.serverVersion);
     default:

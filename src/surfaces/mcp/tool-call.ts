@@ -3,12 +3,13 @@ import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { MCP_SURFACE } from '../invocation/surface.ts';
 import { JSONRPC, JsonRpcError } from './json-rpc.ts';
-import { TOOL_NAMES, toolNamed, type ToolOperation } from './tool-list.ts';
+import type { ToolCatalogue, ToolOperation } from './tool-list.ts';
 
 /** What a tools/call runs with. */
 export interface ToolCallContext {
   pipeline: Pipeline;
   principal: AuthenticatedPrincipal;
+  tools: ToolCatalogue;
 }
 
 /** A tool failure as MCP carries it: `isError` with the stable code, message and details in structuredContent. */
@@ -40,13 +41,13 @@ export async function callTool(params: Record<string, unknown>, ctx: ToolCallCon
     await ctx.pipeline.admit(MCP_SURFACE, ctx.principal);
     throw new JsonRpcError(JSONRPC.invalidParams, 'tools/call needs the name of a tool, as a string.');
   }
-  const operation = toolNamed(name);
+  const operation = ctx.tools.named(name);
   if (!operation) {
     // A tool result, not a protocol error, so that the model reads the list and corrects itself. The 2025-11-25
     // spec lists unknown tools under protocol errors, but the official conformance suite (tools-call-error) and
     // SEP-1303's aim (errors a model can act on) want isError; docs/mcp.md records the decision.
     await ctx.pipeline.admit(MCP_SURFACE, ctx.principal);
-    return toolError(new KgateError('not_found', `Unknown tool: ${name}. Available tools: ${TOOL_NAMES.join(', ')}.`));
+    return toolError(new KgateError('not_found', `Unknown tool: ${name}. Available tools: ${ctx.tools.names.join(', ')}.`));
   }
   const { input, key } = splitArguments(operation, params.arguments ?? {});
   const invocation = await ctx.pipeline.invoke({

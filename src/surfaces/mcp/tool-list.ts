@@ -7,15 +7,13 @@ import { PreserializedResult } from './json-rpc.ts';
 /** An operation the MCP gateway publishes as a tool. */
 export type ToolOperation = AnyOperation & { mcp: McpBinding };
 
-/** The tools of the hosted MCP gateway: every operation of the table with an MCP binding, in table order. */
-export const TOOL_OPERATIONS: readonly ToolOperation[] = OPERATIONS.filter((operation): operation is ToolOperation => operation.mcp !== undefined);
-
-const TOOLS_BY_NAME = new Map<string, ToolOperation>(TOOL_OPERATIONS.map((operation) => [operation.mcp.name, operation]));
-
-/** The tool of this name, if there is one. */
-export function toolNamed(name: string): ToolOperation | undefined {
-  return TOOLS_BY_NAME.get(name);
+/** The operations of a table that are published as MCP tools, in table order. */
+export function toolOperationsOf(operations: readonly AnyOperation[]): ToolOperation[] {
+  return operations.filter((operation): operation is ToolOperation => operation.mcp !== undefined);
 }
+
+/** The tools of the hosted MCP gateway: every operation of the table with an MCP binding. */
+export const TOOL_OPERATIONS: readonly ToolOperation[] = toolOperationsOf(OPERATIONS);
 
 const IdempotencyKeyArgument = IdempotencyKeySchema.describe('A new key per approved change; retrying with the same key replays the result');
 
@@ -70,9 +68,26 @@ function describeTool(operation: ToolOperation) {
   };
 }
 
-/** The names of every tool, for the answer to an unknown tool. */
-export const TOOL_NAMES: readonly string[] = TOOL_OPERATIONS.map((operation) => operation.mcp.name);
+/** The tools an MCP endpoint serves, looked up by name, and their list as tools/list answers it. */
+export interface ToolCatalogue {
+  named(name: string): ToolOperation | undefined;
+  /** Every tool name, for the answer to an unknown tool. */
+  names: readonly string[];
+  /** The result of tools/list, serialized once: the list never changes at run time (`listChanged: false`). */
+  listResult: PreserializedResult;
+}
 
-// The list is about 25 KB of JSON, built once: serializing it per request more than halved tools/list.
-/** The result of tools/list, serialized once; the list never changes at run time (`listChanged: false`). */
-export const TOOL_LIST_RESULT = new PreserializedResult(JSON.stringify({ tools: TOOL_OPERATIONS.map(describeTool) }));
+/**
+ * The catalogue of an operation table's tools. Built once per endpoint: the list is about 25 KB of JSON, and
+ * serializing it per request more than halved tools/list.
+ */
+export function toolCatalogue(operations: readonly AnyOperation[]): ToolCatalogue {
+  const tools = toolOperationsOf(operations);
+  const byName = new Map<string, ToolOperation>(tools.map((operation) => [operation.mcp.name, operation]));
+  if (byName.size !== tools.length) throw new Error('Two operations publish the same MCP tool name.');
+  return {
+    named: (name) => byName.get(name),
+    names: tools.map((operation) => operation.mcp.name),
+    listResult: new PreserializedResult(JSON.stringify({ tools: tools.map(describeTool) })),
+  };
+}

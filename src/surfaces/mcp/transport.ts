@@ -6,16 +6,20 @@ import { bearerChallenge } from '../http/auth.ts';
 import { type NodeHandler, logRequest, requestIdOf, send } from '../http/node-exchange.ts';
 import { HTTP_STATUS } from '../http/problem.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
+import type { AnyOperation } from '../operations/operation.ts';
 import { MCP_SURFACE } from '../invocation/surface.ts';
 import { answerMessages } from './answer.ts';
 import { discoveryDocument } from './dispatcher.ts';
 import { foreignRequest, header } from './http-edges.ts';
 import { JSONRPC, rpcError, serializeReply, type Reply } from './json-rpc.ts';
 import { checkTransport, readMessages } from './messages.ts';
+import { toolCatalogue } from './tool-list.ts';
 
 /** What the MCP gateway needs. */
 export interface McpDependencies {
   pipeline: Pipeline;
+  /** The operations whose MCP bindings this endpoint serves as tools. */
+  operations: readonly AnyOperation[];
   version: string;
   /** Public base URL ('' when only known after binding); used for the resource metadata URL and origin checks. */
   baseUrl: string;
@@ -51,6 +55,7 @@ const reply = (status: number, payload: Reply, headers?: Record<string, string>)
 export function mcpGateway(deps: McpDependencies): NodeHandler {
   const base = deps.baseUrl ? new URL(deps.baseUrl) : undefined;
   const resourceMetadata = `${deps.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
+  const tools = toolCatalogue(deps.operations);
 
   /** Step 1: the principal, or the refusal (401 with the resource metadata challenge, 403 for account and plan). */
   async function authenticateRequest(req: IncomingMessage): Promise<AuthenticatedPrincipal | Outcome> {
@@ -72,7 +77,7 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     if (!read.ok) return { ...reply(read.status, read.reply, read.headers), principal };
     const refused = checkTransport(req, read);
     if (refused) return { ...reply(refused.status, refused.reply, refused.headers), principal };
-    const answers = await answerMessages(read.messages, read.batch, { pipeline: deps.pipeline, principal, serverVersion: deps.version, resourceMetadata });
+    const answers = await answerMessages(read.messages, read.batch, { pipeline: deps.pipeline, principal, tools, serverVersion: deps.version, resourceMetadata });
     if (answers.replies.length === 0) return { status: 202, principal };
     const body = read.batch ? `[${answers.replies.map(serializeReply).join(',')}]` : serializeReply(answers.replies[0]!);
     return { status: answers.status, headers: answers.headers, body, principal };

@@ -6,7 +6,8 @@ import type { Pipeline } from '../invocation/pipeline.ts';
 import { MAX_REST_BODY_BYTES } from './bind.ts';
 import { restHandler } from './handler.ts';
 import { openApiDocument } from './openapi.ts';
-import { DEVELOPER_ROUTES, honoPath } from './routes.ts';
+import { honoPath, restRoutesOf } from './routes.ts';
+import type { AnyOperation } from '../operations/operation.ts';
 
 /**
  * The Hono path that catches a note path (ending in `.md`) of any other depth than the two segments of spec 4.6.
@@ -15,12 +16,13 @@ import { DEVELOPER_ROUTES, honoPath } from './routes.ts';
 export const OTHER_NOTE_DEPTHS = '/notes/:rest{.+\\.md}';
 
 /**
- * The Developer REST API at /api/dev: the routes of DEVELOPER_ROUTES and their OpenAPI 3.1 document, built from the
- * same operation table so that the two cannot disagree.
+ * The Developer REST API at /api/dev: the REST routes of an operation table (the gateway's is OPERATIONS) and their
+ * OpenAPI 3.1 document, built from the same table so that the two cannot disagree.
  */
-export function developerApi(deps: { pipeline: Pipeline; baseUrl: string; version: string }): Hono<HttpEnv> {
+export function developerApi(deps: { pipeline: Pipeline; operations: readonly AnyOperation[]; baseUrl: string; version: string }): Hono<HttpEnv> {
   const api = new Hono<HttpEnv>();
-  const document = JSON.stringify(openApiDocument(DEVELOPER_ROUTES, deps));
+  const routes = restRoutesOf(deps.operations);
+  const document = JSON.stringify(openApiDocument(routes, deps));
   api.use('*', async (c, next) => {
     // The bytes of a body (of any method) are read, bounded, before anything else, so that a body over the bound is
     // refused without consuming anything, whether it declares its length or comes chunked. Parsing them is the route's input
@@ -37,13 +39,13 @@ export function developerApi(deps: { pipeline: Pipeline; baseUrl: string; versio
     await next();
   });
   api.get('/openapi.json', (c) => c.body(document, 200, { 'Content-Type': 'application/json' }));
-  for (const route of DEVELOPER_ROUTES) {
+  for (const route of routes) {
     const handler = restHandler(route, deps.pipeline);
     api.on(route.binding.method, honoPath(route.binding.path), handler);
   }
   // A note at another depth than the two segments of spec 4.6 reaches the same operation, whose input binding refuses
   // it with invalid_path, the rule and the route that takes any depth, instead of a bare "no route".
-  for (const route of DEVELOPER_ROUTES.filter((r) => r.binding.notePathFromSegments)) {
+  for (const route of routes.filter((r) => r.binding.notePathFromSegments)) {
     api.on(route.binding.method, OTHER_NOTE_DEPTHS, restHandler(route, deps.pipeline));
   }
   return api;

@@ -52,10 +52,13 @@ export function restRoute(operation: AnyOperation, binding: RestBinding): RestRo
   };
 }
 
+/** Every REST binding of an operation table, as routes. */
+export function restRoutesOf(operations: readonly AnyOperation[]): RestRoute[] {
+  return operations.flatMap((operation) => (operation.rest ?? []).map((binding) => restRoute(operation, binding)));
+}
+
 /** The Developer REST API, as served and as published in /api/dev/openapi.json: every REST binding of the operation table. */
-export const DEVELOPER_ROUTES: readonly RestRoute[] = OPERATIONS.flatMap((operation) =>
-  (operation.rest ?? []).map((binding) => restRoute(operation, binding)),
-);
+export const DEVELOPER_ROUTES: readonly RestRoute[] = restRoutesOf(OPERATIONS);
 
 /** Hono's form of an OpenAPI path template: `{name}` becomes `:name`. */
 export function honoPath(path: string): string {

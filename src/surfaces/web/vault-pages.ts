@@ -23,6 +23,7 @@ function mappingRow(mapping: Mapping, csrf: string): SafeHtml {
   const on = mapping.allowMcpNoteChanges;
   return html`<tr>
     <th scope="row">${mapping.name}</th>
+    <td><code>${mapping.id}</code></td>
     <td>${PROVIDER_NAMES[mapping.provider]}</td>
     <td>${yesNo(mapping.readOnly)}</td>
     <td>${yesNo(mapping.pullOnly)}</td>
@@ -50,7 +51,7 @@ export function vaultPages(deps: VaultPagesDependencies): Hono<HttpEnv> {
           ? html`<p>You own no vaults.</p>`
           : html`<table>
               <caption class="muted">Vaults you own</caption>
-              <thead><tr><th scope="col">Vault</th><th scope="col">Where notes live</th><th scope="col">Read-only</th>
+              <thead><tr><th scope="col">Vault</th><th scope="col">Mapping id</th><th scope="col">Where notes live</th><th scope="col">Read-only</th>
                 <th scope="col">Pull-only</th><th scope="col">Device-encrypted</th>
                 <th scope="col">Allow hosted MCP note changes</th></tr></thead>
               <tbody>${mappings.map((mapping) => mappingRow(mapping, current.csrf))}</tbody>
@@ -61,6 +62,9 @@ export function vaultPages(deps: VaultPagesDependencies): Hono<HttpEnv> {
         body: html`<p><strong>Allow hosted MCP note changes</strong>: when on, AI applications connected over hosted MCP may
             propose and apply note changes (new notes, edits, deletions to the trash) in that vault; when off they can
             only read it. Read-only and pull-only vaults refuse changes either way.</p>
+          <p>Scripts and agents name a vault by its <strong>mapping id</strong>: pass it as <code>mappingId</code> (or in the
+            <code>X-Service-Mapping</code> header). A script that lost it can list them again with
+            <code>GET /api/dev/mappings</code>; an agent calls <code>list_vaults</code>.</p>
           ${table}`,
       });
     }),

@@ -1,0 +1,141 @@
+/**
+ * Edges of the MCP gateway that a new user tripped over, each with its answer and proof that nothing changed and,
+ * where the request is refused at the protocol level, that nothing was consumed: bodies that are not UTF-8, batch
+ * bounds, tool names that are not strings, idempotency keys, and the newest-first event feed.
+ */
+import { describe, expect, it } from 'vitest';
+import { MAX_BATCH_MESSAGES } from '../src/surfaces/mcp/messages.ts';
+import { createOwner } from './support/fixtures.ts';
+import { useMcpSuite } from './support/mcp-suite.ts';
+import { snapshotOf } from './support/rest-client.ts';
+
+const BATCH = { 'mcp-protocol-version': '2025-03-26' };
+
+describe('MCP wire edges', () => {
+  const suite = useMcpSuite('edges');
+  const { rpc, call } = suite;
+
+  /** Units of the MCP allowance an account has used this minute. */
+  async function mcpUnits(accountId: string): Promise<number> {
+    const rows = await suite.gateway.db.query<{ used: number }>(
+      "SELECT used FROM usage_counters WHERE account_id = $1 AND surface = 'mcp' AND period = 'minute'",
+      [accountId],
+    );
+    return rows[0]?.used ?? 0;
+  }
+
+  /** A fresh account with exact (unleased) counters, so that units can be counted one by one. */
+  async function countedAccount(label: string) {
+    const member = await createOwner(suite.gateway.services, label);
+    await suite.gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 500, mcpOperationsPerMonth: 100_000 });
+    return member;
+  }
+
+  describe('bodies that are not UTF-8', () => {
+    it('answer -32700 with data.code invalid_encoding for a method name, and consume nothing', async () => {
+      const member = await countedAccount('bad-method');
+      const body = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"pi'), Buffer.from([0xff]), Buffer.from('ng"}')]);
+      const reply = await rpc(body, {}, member.token);
+      expect(reply.status).toBe(400);
+      expect(reply.body!.error).toMatchObject({ code: -32700, data: { code: 'invalid_encoding' } });
+      expect(reply.body!.error.message).toContain('UTF-8');
+      expect(await mcpUnits(member.accountId)).toBe(0);
+    });
+
+    it('answer -32700 for tool arguments, and write nothing', async () => {
+      const member = await countedAccount('bad-args');
+      const before = await snapshotOf(suite.gateway);
+      for (const bytes of [[0xc0, 0xaf], [0xed, 0xa0, 0x80], [0x80]]) {
+        const body = Buffer.concat([
+          Buffer.from(
+            `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"apply_note_writes","arguments":{"mappingId":"${member.mapping.id}",` +
+              `"idempotencyKey":"utf8-${bytes.join('-')}","notes":[{"path":"in/x.md","content":"`,
+          ),
+          Buffer.from(bytes),
+          Buffer.from('"}]}}}'),
+        ]);
+        const reply = await rpc(body, {}, member.token);
+        expect(reply.body!.error).toMatchObject({ code: -32700, data: { code: 'invalid_encoding' } });
+      }
+      expect(await snapshotOf(suite.gateway)).toBe(before);
+      expect(await mcpUnits(member.accountId)).toBe(0);
+    });
+  });
+
+  describe('batches (protocol 2025-03-26)', () => {
+    it(`hold at most ${MAX_BATCH_MESSAGES} messages: one more is refused whole with -32600, consuming nothing`, async () => {
+      const member = await countedAccount('batch-over');
+      const batch = Array.from({ length: MAX_BATCH_MESSAGES + 1 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+      const reply = await rpc(batch, BATCH, member.token);
+      expect(reply.status).toBe(400);
+      expect(reply.body!.error).toMatchObject({ code: -32600, data: { code: 'invalid_request', limit: MAX_BATCH_MESSAGES } });
+      expect(await mcpUnits(member.accountId)).toBe(0);
+    });
+
+    it(`answer ${MAX_BATCH_MESSAGES} messages in order, each reserving its own unit`, async () => {
+      const member = await countedAccount('batch-full');
+      const batch = Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+      const reply = await rpc(batch, BATCH, member.token);
+      expect(reply.status).toBe(200);
+      expect((reply.body as unknown as Array<{ id: number; result: unknown }>).map((r) => [r.id, r.result])).toEqual(batch.map((m) => [m.id, {}]));
+      expect(await mcpUnits(member.accountId)).toBe(MAX_BATCH_MESSAGES);
+    });
+
+    it('stop at the allowance: entries past it are refused one by one, and only the admitted ones count', async () => {
+      const member = await createOwner(suite.gateway.services, 'batch-limited');
+      await suite.gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 3 });
+      const batch = Array.from({ length: 5 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
+      const reply = await rpc(batch, BATCH, member.token);
+      const codes = (reply.body as unknown as Array<{ result?: unknown; error?: { data: { code: string } } }>).map((r) => r.error?.data.code ?? 'ok');
+      expect(codes).toEqual(['ok', 'ok', 'ok', 'rate_limited', 'rate_limited']);
+      expect(await mcpUnits(member.accountId)).toBe(3);
+    });
+  });
+
+  describe('tools/call', () => {
+    it.each([
+      ['a number', 7],
+      ['null', null],
+      ['an object', { tool: 'list_vaults' }],
+      ['missing', undefined],
+    ])('with a name that is %s answers -32602 invalid params, not a tool result', async (_label, name) => {
+      const before = await snapshotOf(suite.gateway);
+      const params = name === undefined ? { arguments: {} } : { name, arguments: {} };
+      const reply = await rpc({ jsonrpc: '2.0', id: 3, method: 'tools/call', params });
+      expect(reply.body).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32602 } });
+      expect(reply.body!.result).toBeUndefined();
+      expect(await snapshotOf(suite.gateway)).toBe(before);
+    });
+
+    it('refuses a malformed idempotency key as an invalid argument, and applies nothing', async () => {
+      const before = await snapshotOf(suite.gateway);
+      const notes = [{ path: 'keys/a.md', content: 'a\n' }];
+      for (const idempotencyKey of ['has spaces', '', 'x'.repeat(256), 42]) {
+        const refused = await call('apply_note_writes', { mappingId: suite.owner.mapping.id, notes, idempotencyKey });
+        expect(refused).toMatchObject({ isError: true, data: { code: 'invalid_request', details: { field: 'idempotencyKey' } } });
+      }
+      const missing = await call('apply_note_writes', { mappingId: suite.owner.mapping.id, notes });
+      expect(missing).toMatchObject({ isError: true, data: { code: 'invalid_request', details: { field: 'idempotencyKey' } } });
+      // A read tool takes no key at all: it is an undocumented argument.
+      const read = await call('list_vaults', { idempotencyKey: 'k-1' });
+      expect(read).toMatchObject({ isError: true, data: { code: 'invalid_request' } });
+      expect(await snapshotOf(suite.gateway)).toBe(before);
+    });
+  });
+
+  describe('get_knowledge_events', () => {
+    it('lists the latest changes first with order desc, and pages back with nextBefore', async () => {
+      const mappingId = suite.owner.mapping.id;
+      for (const [k, path] of ['feed/one.md', 'feed/two.md', 'feed/three.md'].entries()) {
+        const applied = await call('apply_note_writes', { mappingId, notes: [{ path, content: `${k}\n` }], idempotencyKey: `feed-${k}` });
+        expect(applied.isError).toBe(false);
+      }
+      const latest = await call('get_knowledge_events', { mappingId, order: 'desc', limit: 2 });
+      expect(latest.isError).toBe(false);
+      expect((latest.data.events as Array<{ path: string }>).map((e) => e.path)).toEqual(['feed/three.md', 'feed/two.md']);
+      expect(latest.data).toMatchObject({ truncated: true, nextSince: latest.data.events[0].seq, nextBefore: latest.data.events[1].seq });
+      const older = await call('get_knowledge_events', { mappingId, order: 'desc', limit: 2, before: latest.data.nextBefore });
+      expect(older.data.events[0].path).toBe('feed/one.md');
+    });
+  });
+});
