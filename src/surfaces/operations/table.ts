@@ -11,15 +11,15 @@ import { listMappings } from './vault-operations.ts';
 /**
  * The operation table: every operation kgate serves, once. The Developer REST API (its routes and OpenAPI document)
  * and the MCP gateway (`tools/list` and `tools/call`) are derived from it, in this order: discovery first, then
- * reading, searching and following links, the provenance feed, changing notes, and knowledge from vault files.
+ * finding, reading and following links, the provenance feed, changing notes, and knowledge from vault files.
  */
 export const OPERATIONS: readonly AnyOperation[] = [
   listMappings,
+  searchNotes,
   listNotes,
   listTrash,
   readNote,
   getNoteContent,
-  searchNotes,
   queryGraphRelations,
   listEvents,
   writeNote,
