@@ -47,12 +47,12 @@ function detailTable(engine: EngineComparison): string[] {
   const vsHello = (row: Row, side: Side) =>
     row.key === 'hello' ? 'baseline' : share(row.comparison[side].requestsPerSecond, hello[side].requestsPerSecond);
   return [
-    '| Scenario | old runs 1 / 2, req/s (spread) | new runs 1 / 2, req/s (spread) | old p50 | new p50 | old vs its hello-world | new vs its hello-world |',
-    '|---|--:|--:|--:|--:|--:|--:|',
+    '| Scenario | old runs 1 / 2, req/s (spread) | new runs 1 / 2, req/s (spread) | old p50 | new p50 | old vs its hello-world | new vs its hello-world | other work (cores) |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|',
     ...engine.rows.map(
       (row) =>
         `| ${row.label} | ${runsText(row, 'old')} | ${runsText(row, 'new')} | ${ms(row.comparison.old.p50Ms)} | ${ms(row.comparison.new.p50Ms)} | ` +
-        `${vsHello(row, 'old')} | ${vsHello(row, 'new')} |`,
+        `${vsHello(row, 'old')} | ${vsHello(row, 'new')} | ${otherWork(runsOf(row))} |`,
     ),
   ];
 }
@@ -67,13 +67,15 @@ function otherCores(m: Measurement<Key>): number | undefined {
   return Math.max(0, machineBusy * availableParallelism() - loadGeneratorCores - serverCores - (postgresCores ?? 0));
 }
 
-function otherWork(engine: EngineComparison): string {
-  const cores = engine.rows
-    .flatMap((row) => [...row.runs.old, ...row.runs.new])
-    .map(otherCores)
-    .filter((c): c is number => c !== undefined);
-  if (cores.length === 0) return `${engine.engine} unknown`;
-  return `${engine.engine} ${fixed(cores.reduce((a, b) => a + b, 0) / cores.length, 2)} cores on average, up to ${fixed(Math.max(...cores), 2)}`;
+function runsOf(row: Row): Array<Measurement<Key>> {
+  return [...row.runs.old, ...row.runs.new];
+}
+
+/** Other work during some runs: "0.12 (up to 0.30)", the mean and the largest of the runs; a dash when unknown. */
+function otherWork(runs: ReadonlyArray<Measurement<Key>>): string {
+  const cores = runs.map(otherCores).filter((c): c is number => c !== undefined);
+  if (cores.length === 0) return '–';
+  return `${fixed(cores.reduce((a, b) => a + b, 0) / cores.length, 2)} (up to ${fixed(Math.max(...cores), 2)})`;
 }
 
 /** One line per database: how many rows are within noise, and which are not. */
@@ -113,7 +115,9 @@ export function beforeAfterReport(result: BeforeAfterResult): BenchmarkReport {
     `- Verdict: within noise when |1 − new/old| is at most the row's tolerance, the larger of the two sides' run-to-run spreads (|run 1 − run 2| ÷ ` +
       `their mean, in the table below) and at least ${fixed(100 * MIN_TOLERANCE, 0)}%; otherwise faster or slower. Latency is not in the verdict: compare the p99 columns.`,
     `- Other work on the machine during the measured runs (busy cores not used by autocannon, the measured server or PostgreSQL; the ` +
-      `machine has ${availableParallelism()}): ${result.engines.map(otherWork).join('; ')}. Spreads grow with it.`,
+      `machine has ${availableParallelism()}), mean of the runs (up to): ${result.engines.map((e) => `${e.engine} ${otherWork(e.rows.flatMap(runsOf))}`).join('; ')}. ` +
+      'Spreads grow with it, and with only two runs per side a busy machine can move a ratio beyond its tolerance: read a verdict with the ' +
+      '"other work" column below, and measure on a quiet machine.',
     `- Engines: ${result.engines.map((e) => `${e.engine} ${e.version}`).join('; ')}.`,
     ...result.skipped.map((s) => `- ${s.engine} skipped: ${s.reason}`),
     `- The whole benchmark took ${fixed(result.seconds / 60, 1)} min (checkout, installs, set-up and ${4 * (result.engines[0]?.rows.length ?? 0)} runs per database).`,
