@@ -87,7 +87,7 @@ export interface Comparison {
   new: SideSummary;
   /** new requests/s ÷ old requests/s. */
   ratio: number;
-  /** The larger run-to-run spread of the two sides, at least MIN_TOLERANCE. */
+  /** The two sides' run-to-run spreads added, at least MIN_TOLERANCE. */
   tolerance: number;
   verdict: 'within noise' | 'faster' | 'slower';
 }
@@ -111,14 +111,17 @@ export function summarizeSide(runs: readonly [RunNumbers, RunNumbers]): SideSumm
 
 /**
  * Compares the two sides of a scenario on requests/s. Within noise when |1 − new/old| is at most the tolerance:
- * the larger of the two sides' run-to-run spreads (what measuring the same server twice in this run gave), and at
- * least MIN_TOLERANCE; faster or slower beyond it.
+ * the two sides' run-to-run spreads (what measuring the same server twice in this run gave) added, because the
+ * ratio carries the noise of both means, and at least MIN_TOLERANCE; faster or slower beyond it. For normally
+ * distributed runs of equal noise that is about two standard errors of the ratio (the spread of two runs averages
+ * 1.13 standard deviations of one run; the ratio of two means of two runs has a standard error of one); the
+ * larger spread alone would be about one, and flagged identical code in about a third of the rows here.
  */
 export function compare(old: readonly [RunNumbers, RunNumbers], now: readonly [RunNumbers, RunNumbers]): Comparison {
   const before = summarizeSide(old);
   const after = summarizeSide(now);
   const ratio = after.requestsPerSecond / before.requestsPerSecond;
-  const tolerance = Math.max(before.spread, after.spread, MIN_TOLERANCE);
+  const tolerance = Math.max(before.spread + after.spread, MIN_TOLERANCE);
   const verdict = Math.abs(1 - ratio) <= tolerance ? 'within noise' : ratio > 1 ? 'faster' : 'slower';
   return { old: before, new: after, ratio, tolerance, verdict };
 }

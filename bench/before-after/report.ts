@@ -60,11 +60,14 @@ function detailTable(engine: EngineComparison): string[] {
 /**
  * Cores busy during a measured run with other work than autocannon, the measured server and PostgreSQL: other
  * processes of a shared machine (and the idle other side), the likeliest cause of a large run-to-run spread.
+ * PostgreSQL's share is that of the `postgres` processes alive at both readings (other users' included); one that
+ * exits during the run takes its CPU time with it, so that share is taken as at least zero.
  */
 function otherCores(m: Measurement<Key>): number | undefined {
   const { machineBusy, loadGeneratorCores, serverCores, postgresCores } = m.cpu;
   if (machineBusy === undefined || serverCores === undefined) return undefined;
-  return Math.max(0, machineBusy * availableParallelism() - loadGeneratorCores - serverCores - (postgresCores ?? 0));
+  const cores = availableParallelism();
+  return Math.min(cores, Math.max(0, machineBusy * cores - loadGeneratorCores - serverCores - Math.max(0, postgresCores ?? 0)));
 }
 
 function runsOf(row: Row): Array<Measurement<Key>> {
@@ -112,8 +115,9 @@ export function beforeAfterReport(result: BeforeAfterResult): BenchmarkReport {
       '`accept: application/json, text/event-stream`, `mcp-protocol-version: 2025-11-25`. The note read is `Projects/Offline Sync.md`; the list ' +
       'returns every note of the vault (25); the preview sends 10 write-note updates with their current hashes, the MCP preview one; the apply ' +
       'writes one new note per request with a fresh Idempotency-Key, and runs last, so that every other scenario sees the same notes on both sides.',
-    `- Verdict: within noise when |1 − new/old| is at most the row's tolerance, the larger of the two sides' run-to-run spreads (|run 1 − run 2| ÷ ` +
-      `their mean, in the table below) and at least ${fixed(100 * MIN_TOLERANCE, 0)}%; otherwise faster or slower. Latency is not in the verdict: compare the p99 columns.`,
+    `- Verdict: within noise when |1 − new/old| is at most the row's tolerance, the two sides' run-to-run spreads (|run 1 − run 2| ÷ ` +
+      `their mean, in the table below) added, and at least ${fixed(100 * MIN_TOLERANCE, 0)}%: about two standard errors of the ratio; otherwise ` +
+      'faster or slower. Latency is not in the verdict: compare the p99 columns.',
     `- Other work on the machine during the measured runs (busy cores not used by autocannon, the measured server or PostgreSQL; the ` +
       `machine has ${availableParallelism()}), mean of the runs (up to): ${result.engines.map((e) => `${e.engine} ${otherWork(e.rows.flatMap(runsOf))}`).join('; ')}. ` +
       'Spreads grow with it, and with only two runs per side a busy machine can move a ratio beyond its tolerance: read a verdict with the ' +
