@@ -65,7 +65,7 @@ export interface HttpThroughputResult {
 }
 
 /** Writes the seed notes through the API (one applied transaction) and returns them with their hashes. */
-async function seed(url: string, token: string, mappingId: string): Promise<Target['seeds']> {
+export async function seed(url: string, token: string, mappingId: string): Promise<Target['seeds']> {
   const notes = seedNotes();
   const response = await fetch(`${url}/api/dev/transactions`, {
     method: 'POST',

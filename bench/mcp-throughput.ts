@@ -34,6 +34,7 @@ import { bootstrapInstallation, openInstallation, readLogEntries, runKgate, star
 import { measureScenario, standardLoad, type LoadOptions, type LoadScenario, type Measurement, type ServerHooks } from './http/load.ts';
 import { READ_NOTE_PATH } from './http/scenarios.ts';
 import { oauthAccessToken } from './mcp/oauth-access-token.ts';
+import { mcpHeaders, PROTOCOL_VERSION, toolsCallBody, TOOLS_LIST_BODY, verifyNoteContent, verifyToolsList } from './mcp/requests.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count, fixed } from './support/format.ts';
 import { describePglite } from './support/pglite-version.ts';
@@ -43,9 +44,6 @@ const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 /** The MCP allowances (per minute and per month) the benchmark account gets: far above what a run can use. */
 const MCP_ALLOWANCE = 1_000_000_000;
-
-/** The protocol revision every request names. */
-const PROTOCOL_VERSION = '2025-11-25';
 
 type Key = 'hello' | 'toolsList' | 'toolsCall' | 'oauthToolsCall' | 'sdkHello' | 'sdkToolsList' | 'sdkKgateToolsList';
 
@@ -103,33 +101,6 @@ function isSdkRun(run: McpRun): boolean {
   return (SDK_RUN_NAMES as readonly string[]).includes(run.name);
 }
 
-function mcpHeaders(token: string | undefined): Record<string, string> {
-  return {
-    accept: 'application/json, text/event-stream',
-    'content-type': 'application/json',
-    'mcp-protocol-version': PROTOCOL_VERSION,
-    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-  };
-}
-
-const TOOLS_LIST_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-
-/** A `tools/list` answer: a result with the tool list (get_note_content in it), no JSON-RPC error. */
-function verifyToolsList(body: string): boolean {
-  return body.includes('"result":{"tools":[') && body.includes('"name":"get_note_content"') && !body.includes('"error":{"code"');
-}
-
-/** A `get_note_content` answer: a result (not a JSON-RPC error), not a tool error, with the note's structured content. */
-function verifyNoteContent(body: string): boolean {
-  return (
-    body.includes('"result":{') &&
-    !body.includes('"isError"') &&
-    !body.includes('"error":{"code"') &&
-    body.includes(`"structuredContent":{"path":${JSON.stringify(READ_NOTE_PATH)}`) &&
-    body.includes('"contentHash":"sha256:')
-  );
-}
-
 /** The bearer tokens kgate's rows authenticate with. */
 interface KgateTokens {
   /** The owner's personal access token (`kgp_…`), from `kgate admin bootstrap`. */
@@ -143,12 +114,7 @@ interface KgateTokens {
  * right after the personal-token one, on the same server warmed up by the rows before them.
  */
 function kgateScenarios(tokens: KgateTokens, mappingId: string): Array<LoadScenario<Key>> {
-  const call = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'get_note_content', arguments: { mappingId, path: READ_NOTE_PATH } },
-  });
+  const call = toolsCallBody('get_note_content', { mappingId, path: READ_NOTE_PATH });
   return [
     {
       key: 'hello',

@@ -1,23 +1,28 @@
 /**
  * The one entry point of kgate's benchmarks:
- * `npm run bench [-- --notes N] [--seed S] [--repeat R] [--duration S] [--only NAME] [--write]`.
+ * `npm run bench [-- --notes N] [--seed S] [--repeat R] [--duration S] [--only NAME] [--baseline REF] [--write]`.
  *
  * Runs every benchmark in BENCHMARKS, prints the machine facts and one Markdown section per benchmark to stdout
  * (progress goes to stderr), and with `--write` replaces each benchmark's section of docs/benchmarks.md, keeping
  * the rest of the file. Exits non-zero when a benchmark reports failures (and then writes nothing). `--only NAME`
  * (repeatable) runs only the named benchmarks: NAME is the title in lower case with dashes, e.g. `http-throughput`.
- * `--duration S` measures each row of the load benchmarks (HTTP and MCP throughput) for S seconds instead of 10, with
- * a warm-up of min(3, S) s: a smoke run, e.g. `npm run bench -- --only mcp-throughput --duration 2`, checks that
- * every scenario works in about a minute (its numbers are noisier; the report states the duration).
+ * Benchmarks in ON_REQUEST run only when `--only` names them: `--only before-and-after [--baseline REF]` measures
+ * the working tree against an older commit (default: where this branch left `main`, or `HEAD~1` on `main`).
+ * `--duration S` measures each row of the load benchmarks (HTTP and MCP throughput, before and after) for S seconds
+ * instead of 10, with a warm-up of min(3, S) s: a smoke run, e.g. `npm run bench -- --only mcp-throughput
+ * --duration 2`, checks that every scenario works in about a minute (its numbers are noisier; the report states the
+ * duration).
  *
- * Adding a benchmark: export a {@link Benchmark} from its module and add it to BENCHMARKS. Shared pieces are in
- * `bench/support/`: the Benchmark contract, machine facts, scratch PostgreSQL databases, number formatting.
+ * Adding a benchmark: export a {@link Benchmark} from its module and add it to BENCHMARKS (or ON_REQUEST). Shared
+ * pieces are in `bench/support/`: the Benchmark contract, machine facts, scratch PostgreSQL databases, number
+ * formatting, clean-ups on Ctrl-C.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { beforeAndAfter } from './before-after.ts';
 import { httpThroughput } from './http-throughput.ts';
 import { importThroughput } from './import-throughput.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
@@ -28,9 +33,32 @@ import { machineFacts } from './support/machine.ts';
 /** Every benchmark `npm run bench` runs, in order. */
 export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch];
 
+/**
+ * Benchmarks that run only when `--only` names them: the before-and-after comparison checks out another commit and
+ * takes about 25 minutes, for a question (is this change slower?) asked of a branch, not of every run.
+ */
+export const ON_REQUEST: readonly Benchmark[] = [beforeAndAfter];
+
 /** The name `--only` selects a benchmark by: its title in lower case with dashes, e.g. "http-throughput". */
 export function benchmarkName(benchmark: Benchmark): string {
   return benchmark.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
+
+/**
+ * The benchmarks a run measures, in order: all of BENCHMARKS without `--only`, else those it names (ON_REQUEST ones
+ * included). Throws on an unknown name, and on `--baseline` without the benchmark that uses it.
+ */
+export function selectBenchmarks(only: readonly string[], baseline: string | undefined): Benchmark[] {
+  const known = [...BENCHMARKS, ...ON_REQUEST];
+  const unknown = only.filter((name) => !known.some((b) => benchmarkName(b) === name));
+  if (unknown.length > 0) {
+    throw new Error(`--only: unknown benchmark ${unknown.join(', ')}; known: ${known.map(benchmarkName).join(', ')}`);
+  }
+  const selected = only.length === 0 ? [...BENCHMARKS] : known.filter((b) => only.includes(benchmarkName(b)));
+  if (baseline !== undefined && !selected.includes(beforeAndAfter)) {
+    throw new Error(`--baseline applies to ${benchmarkName(beforeAndAfter)} only: add --only ${benchmarkName(beforeAndAfter)}`);
+  }
+  return selected;
 }
 
 const DOC_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'benchmarks.md');
@@ -39,8 +67,11 @@ const DOC_HEADER = `# Benchmarks
 
 Run them with \`npm run bench\` (options after \`--\`: \`--notes N\`, vault size, default 20,000;
 \`--seed S\`, default 42; \`--repeat R\`, repetitions of each run whose median is reported, default 3;
-\`--duration S\`, seconds each row of the HTTP and MCP throughput benchmarks is measured, default 10, for smoke runs;
+\`--duration S\`, seconds each row of the load benchmarks (HTTP and MCP throughput, before and after) is measured,
+default 10, for smoke runs;
 \`--only NAME\`, run only that benchmark, e.g. \`--only http-throughput\`).
+\`npm run bench -- --only before-and-after --baseline REF\` compares the working tree with commit REF in the same run
+(default: where this branch left \`main\`, or \`HEAD~1\` on \`main\`); it runs only when named.
 \`npm run bench -- --write\` runs them and rewrites each benchmark's section below; other sections are kept.
 The code is in \`bench/\`: \`bench/run.ts\` is the entry point, one module per benchmark.
 
@@ -81,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
       repeat: { type: 'string' },
       duration: { type: 'string' },
       only: { type: 'string', multiple: true },
+      baseline: { type: 'string' },
       write: { type: 'boolean', default: false },
     },
     strict: true,
@@ -90,13 +122,9 @@ async function main(argv: string[]): Promise<number> {
     seed: parseCount('seed', values.seed, 42, 0),
     repeat: parseCount('repeat', values.repeat, 3, 1),
     ...(values.duration === undefined ? {} : { duration: parseCount('duration', values.duration, 10, 1) }),
+    ...(values.baseline === undefined ? {} : { baseline: values.baseline }),
   };
-  const only = values.only ?? [];
-  const unknown = only.filter((name) => !BENCHMARKS.some((b) => benchmarkName(b) === name));
-  if (unknown.length > 0) {
-    throw new Error(`--only: unknown benchmark ${unknown.join(', ')}; known: ${BENCHMARKS.map(benchmarkName).join(', ')}`);
-  }
-  const selected = only.length === 0 ? BENCHMARKS : BENCHMARKS.filter((b) => only.includes(benchmarkName(b)));
+  const selected = selectBenchmarks(values.only ?? [], values.baseline);
   const started = performance.now();
   const facts = machineFacts();
   const sections: Array<{ title: string; body: string }> = [];

@@ -19,7 +19,11 @@ import { createServices } from '../../src/app/services.ts';
 import { openDatabase, type OpenedDatabase } from '../../src/app/database.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const KGATE = join(REPO_ROOT, 'bin', 'kgate.js');
+
+/** The `kgate` command of a source tree: this repository's by default, or another checkout's (an older commit). */
+function kgateOf(tree: string): string {
+  return join(tree, 'bin', 'kgate.js');
+}
 
 /** The two databases kgate runs on. */
 export type EngineName = 'PGlite' | 'PostgreSQL';
@@ -43,9 +47,12 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-/** Runs `kgate <args>` to completion, with `input` (if any) on its stdin; rejects with its stderr when it fails. */
-export async function runKgate(args: string[], env: Record<string, string>, input?: string): Promise<string> {
-  const child = spawn(process.execPath, [KGATE, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Runs `kgate <args>` of `tree` (default: this repository) to completion, with `input` (if any) on its stdin;
+ * rejects with its stderr when it fails.
+ */
+export async function runKgate(args: string[], env: Record<string, string>, input?: string, tree = REPO_ROOT): Promise<string> {
+  const child = spawn(process.execPath, [kgateOf(tree), ...args], { cwd: tree, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
   // Without input, stdin ends at once: as with no terminal, nothing waits for typing. A child that exits before
   // reading it breaks the pipe: its exit code and stderr say why, not the EPIPE.
   child.stdin.on('error', () => undefined).end(input ?? '');
@@ -61,10 +68,14 @@ export async function runKgate(args: string[], env: Record<string, string>, inpu
 /**
  * `kgate admin bootstrap --json` on the installation of `env`; with `password`, the owner gets it (through
  * `--password-stdin`, as an operator would) and can sign in to the web pages, e.g. to approve an OAuth client.
+ * `tree` is the source tree whose `kgate` runs (default: this repository).
  */
-export async function bootstrapInstallation(env: Record<string, string>, options: { password?: string } = {}): Promise<Bootstrapped> {
+export async function bootstrapInstallation(
+  env: Record<string, string>,
+  options: { password?: string; tree?: string } = {},
+): Promise<Bootstrapped> {
   const args = ['admin', 'bootstrap', '--json', ...(options.password === undefined ? [] : ['--password-stdin'])];
-  const output = JSON.parse((await runKgate(args, env, options.password)).trim()) as {
+  const output = JSON.parse((await runKgate(args, env, options.password, options.tree)).trim()) as {
     accountId: string;
     mappingId: string;
     token: string;
@@ -140,15 +151,15 @@ export async function readLogEntries(logFile: string): Promise<Array<Record<stri
 }
 
 /**
- * Starts `kgate serve` on a free port with its output going to `logFile` (not to a terminal or a pipe this process
- * must drain), and resolves once its "kgate listening" line names the URL.
+ * Starts `kgate serve` of `tree` (default: this repository) on a free port with its output going to `logFile` (not
+ * to a terminal or a pipe this process must drain), and resolves once its "kgate listening" line names the URL.
  */
-export async function startServer(env: Record<string, string>, logFile: string): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, logFile: string, tree = REPO_ROOT): Promise<ServerProcess> {
   const log = await open(logFile, 'w');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [KGATE, 'serve'], {
-      cwd: REPO_ROOT,
+    child = spawn(process.execPath, [kgateOf(tree), 'serve'], {
+      cwd: tree,
       env: childEnv({ ...env, PORT: '0', KGATE_HOST: '127.0.0.1', KGATE_LOG_LEVEL: 'info' }),
       stdio: ['ignore', log.fd, log.fd],
     });

@@ -63,14 +63,15 @@ export function seedNotes(): SeedNote[] {
 }
 
 /** An edit of a note: one line changed in the middle and a paragraph appended, so the diff has two hunks. */
-function edited(content: string): string {
+export function edited(content: string): string {
   const lines = content.split('\n');
   const middle = Math.floor(lines.length / 2);
   lines[middle] = `${lines[middle] ?? ''} (edited by the benchmark)`;
   return `${lines.join('\n')}\n## Benchmark edit\n\nA paragraph the preview adds at the end of the note.\n`;
 }
 
-function occurrences(text: string, needle: string): number {
+/** How many times `needle` occurs in `text` (non-overlapping). */
+export function occurrences(text: string, needle: string): number {
   let n = 0;
   for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) n++;
   return n;
@@ -118,15 +119,6 @@ export function scenarios(target: Target): Scenario[] {
     })),
   });
 
-  // Applied writes: the body is assembled from pre-serialized actions, with the request's folder filled in.
-  const FOLDER = '@@FOLDER@@';
-  const contents = syntheticContents(2 * TRANSACTION_ACTIONS).slice(TRANSACTION_ACTIONS);
-  const actionsJson = contents
-    .map((content, k) => JSON.stringify({ type: 'write-note', path: `${FOLDER}/note-${String(k).padStart(2, '0')}.md`, content }))
-    .join(',');
-  const applyHead = `{"mappingId":${JSON.stringify(target.mappingId)},"dryRun":false,"actions":[`;
-  let applied = 0;
-
   return [
     {
       key: 'hello',
@@ -164,28 +156,45 @@ export function scenarios(target: Target): Scenario[] {
         occurrences(body, '"diff":"') === TRANSACTION_ACTIONS &&
         !body.includes('"problem"'),
     },
-    {
-      key: 'apply',
-      label: `POST /api/dev/transactions, ${TRANSACTION_ACTIONS} new notes, dryRun false (applied)`,
-      options: {
-        path: '/api/dev/transactions',
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/dev/transactions',
-            setupRequest(request) {
-              const id = `${APPLY_FOLDER_PREFIX}${target.runId}-${++applied}`;
-              return {
-                ...request,
-                headers: { ...json, 'idempotency-key': id },
-                body: `${applyHead}${actionsJson.replaceAll(FOLDER, id)}]}`,
-              };
-            },
-          },
-        ],
-      },
-      verify: (body) => body.includes('"applied":true') && occurrences(body, '"status":"create"') === TRANSACTION_ACTIONS,
-      built: () => applied,
-    },
+    applyScenario(target, TRANSACTION_ACTIONS),
   ];
+}
+
+/**
+ * Applied writes of `notes` new notes per request (`POST /api/dev/transactions`, dryRun false): each request writes
+ * under a folder of its own (`bench-<runId>-<n>/note-NN.md`) with a unique Idempotency-Key, so new notes need no
+ * expectedHash. The body is assembled from pre-serialized actions, with the request's folder filled in.
+ */
+export function applyScenario(target: Target, notes: number): Scenario {
+  const json = { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' };
+  const FOLDER = '@@FOLDER@@';
+  const contents = syntheticContents(TRANSACTION_ACTIONS + notes).slice(TRANSACTION_ACTIONS);
+  const actionsJson = contents
+    .map((content, k) => JSON.stringify({ type: 'write-note', path: `${FOLDER}/note-${String(k).padStart(2, '0')}.md`, content }))
+    .join(',');
+  const applyHead = `{"mappingId":${JSON.stringify(target.mappingId)},"dryRun":false,"actions":[`;
+  let applied = 0;
+  return {
+    key: 'apply',
+    label: `POST /api/dev/transactions, ${notes} new note${notes === 1 ? '' : 's'}, dryRun false (applied)`,
+    options: {
+      path: '/api/dev/transactions',
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/dev/transactions',
+          setupRequest(request) {
+            const id = `${APPLY_FOLDER_PREFIX}${target.runId}-${++applied}`;
+            return {
+              ...request,
+              headers: { ...json, 'idempotency-key': id },
+              body: `${applyHead}${actionsJson.replaceAll(FOLDER, id)}]}`,
+            };
+          },
+        },
+      ],
+    },
+    verify: (body) => body.includes('"applied":true') && occurrences(body, '"status":"create"') === notes,
+    built: () => applied,
+  };
 }

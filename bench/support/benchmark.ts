@@ -17,6 +17,11 @@ export interface BenchmarkOptions {
    * benchmark's own, 10. Shorter runs are for smoke tests, not for the numbers in docs/benchmarks.md.
    */
   duration?: number;
+  /**
+   * The old commit the before-and-after benchmark compares the working tree with (`--baseline REF`, any git
+   * commit-ish); undefined: where this branch left `main`, or `HEAD~1` on `main` itself.
+   */
+  baseline?: string;
 }
 
 /** What a benchmark hands back: Markdown lines for its section, and any failures that invalidate it. */

@@ -4,10 +4,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Sql } from '../../src/db/port.ts';
 
-/** The installed @electric-sql/pglite package version, e.g. "0.5.16". */
-export function pgliteVersion(): string {
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The @electric-sql/pglite package version installed in `tree` (default: this repository), e.g. "0.5.16". */
+export function pgliteVersion(tree = REPO_ROOT): string {
   // The package's `exports` hide package.json from resolution, so read it from node_modules directly.
-  const manifest = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '@electric-sql', 'pglite', 'package.json');
+  const manifest = join(tree, 'node_modules', '@electric-sql', 'pglite', 'package.json');
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
 }
 

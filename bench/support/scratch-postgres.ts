@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { cleanupOnInterrupt } from './interrupt.ts';
 
 /** The PostgreSQL server used when KGATE_BENCH_DATABASE_URL is not set (local, trust auth). */
 export const DEFAULT_BENCH_DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -70,21 +71,13 @@ export async function createScratchDatabase(serverUrl: string): Promise<ScratchD
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     // Drop on Ctrl-C too, so that an interrupted run leaves no database behind.
-    let dropped = false;
-    const drop = async (): Promise<void> => {
-      if (dropped) return;
-      dropped = true;
-      process.off('SIGINT', onInterrupt);
+    const drop = cleanupOnInterrupt(async () => {
       try {
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await admin.end();
       }
-    };
-    const onInterrupt = (): void => {
-      void drop().finally(() => process.exit(130));
-    };
-    process.once('SIGINT', onInterrupt);
+    });
     return { name, url: url.toString(), version, drop };
   } catch (error) {
     await admin.end().catch(() => undefined);
