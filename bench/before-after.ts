@@ -91,6 +91,7 @@ async function compareOn(
     }
     const bySide = (side: Side) => running.find((r) => r.side === side)!;
     for (const step of abbaSchedule(KEYS)) {
+      if (step.restartBefore) await Promise.all(running.map((r) => r.restart()));
       const { server, scenarios } = bySide(step.side);
       const m = await measureScenario(server.url, scenarios.get(step.key)!, load, server);
       runs.get(step.key)![step.side].push(m);

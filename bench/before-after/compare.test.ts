@@ -25,15 +25,15 @@ describe('chooseBaseline', () => {
 });
 
 describe('abbaSchedule', () => {
-  it('measures each scenario old, new, new, old before the next one', () => {
+  it('measures each scenario old, new, new, old before the next one, restarting both servers at the middle', () => {
     expect(abbaSchedule(['hello', 'read'])).toEqual([
       { key: 'hello', side: 'old', run: 1 },
       { key: 'hello', side: 'new', run: 1 },
-      { key: 'hello', side: 'new', run: 2 },
+      { key: 'hello', side: 'new', run: 2, restartBefore: true },
       { key: 'hello', side: 'old', run: 2 },
       { key: 'read', side: 'old', run: 1 },
       { key: 'read', side: 'new', run: 1 },
-      { key: 'read', side: 'new', run: 2 },
+      { key: 'read', side: 'new', run: 2, restartBefore: true },
       { key: 'read', side: 'old', run: 2 },
     ]);
   });

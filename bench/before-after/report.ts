@@ -109,7 +109,9 @@ export function beforeAfterReport(result: BeforeAfterResult): BenchmarkReport {
       "the load the applied notes counted through its API. This process never opens a side's database.",
     `- Load: autocannon, ${connections} connections (keep-alive, no pipelining); each run a ${warmupSeconds} s warm-up, then ${seconds} s measured. ` +
       'Both servers are up, only one is under load at a time. Each scenario is measured old, new, new, old (ABBA) before the next one, so that ' +
-      'a drift over time weighs the same on both sides; a side\'s req/s, p50 and p99 are the means of its two runs. Every response body is ' +
+      'a drift over time weighs the same on both sides, and both servers are restarted at the middle of each ABBA, so that a side\'s two runs ' +
+      'come from two processes and its spread includes the difference between processes of the same code. A side\'s req/s, p50 and p99 are ' +
+      'the means of its two runs. Every response body is ' +
       'checked; any error, non-2xx answer, wrong body, server log line at warn or above, or applied note missing fails the benchmark.',
     '- Requests: the same on both sides. REST with the owner\'s personal access token; MCP `POST /api/mcp` with the same token, ' +
       '`accept: application/json, text/event-stream`, `mcp-protocol-version: 2025-11-25`. The note read is `Projects/Offline Sync.md`; the list ' +

@@ -22,9 +22,14 @@ const ALLOWANCE = String(1_000_000_000);
 /** A running side. */
 export interface RunningSide extends SideScenarios {
   side: Side;
+  /** The server process now serving this side (a restart replaces it). */
   server: ServerProcess;
+  /** Every log file of this side's server processes, one per start. */
+  logFiles: string[];
   /** Stops the server (also run on Ctrl-C); safe to call more than once. */
   stop(): Promise<void>;
+  /** Stops the server and starts a new process of the same tree on the same database. */
+  restart(): Promise<void>;
   target: Target;
   /** Notes in the vault before the first applied write. */
   notesBefore: number;
@@ -35,14 +40,31 @@ export async function startSide(engine: EngineName, side: Side, tree: string, en
   const boot = await bootstrapInstallation(env, { tree });
   const allowances = ['--rest-per-minute', '--rest-per-month', '--mcp-per-minute', '--mcp-per-month'].flatMap((flag) => [flag, ALLOWANCE]);
   await runKgate(['admin', 'account', '--email', DEFAULT_OWNER_EMAIL, ...allowances], env, undefined, tree);
-  const server = await startServer(env, join(root, `${engine}-${side}-serve.log`), tree);
+  const logFiles = [join(root, `${engine}-${side}-serve-1.log`)];
+  let server = await startServer(env, logFiles[0]!, tree);
   const stop = cleanupOnInterrupt(() => server.stop());
   try {
     const { token, mappingId } = boot;
     const seeds = await seed(server.url, token, mappingId);
     const target: Target = { token, mappingId, readers: [{ token, mappingId }], seeds, runId: randomBytes(4).toString('hex') };
     const notesBefore = boot.seeded + seeds.length;
-    return { side, server, stop, ...beforeAfterScenarios(target, notesBefore), target, notesBefore };
+    const running: RunningSide = {
+      side,
+      server,
+      logFiles,
+      stop,
+      async restart() {
+        await server.stop();
+        const logFile = join(root, `${engine}-${side}-serve-${logFiles.length + 1}.log`);
+        logFiles.push(logFile);
+        server = await startServer(env, logFile, tree);
+        running.server = server;
+      },
+      ...beforeAfterScenarios(target, notesBefore),
+      target,
+      notesBefore,
+    };
+    return running;
   } catch (error) {
     await stop();
     throw error;
@@ -79,7 +101,8 @@ export async function checkSide(engine: EngineName, running: RunningSide, applyR
   if (written < low || written > high) {
     failures.push(`${name}: ${written} notes written under ${APPLY_FOLDER_PREFIX}${running.target.runId}-*, expected ${low} to ${high}`);
   }
-  const loud = (await readLogEntries(running.server.logFile)).filter((e) => typeof e.level === 'number' && e.level >= 40);
+  const entries = (await Promise.all(running.logFiles.map((file) => readLogEntries(file)))).flat();
+  const loud = entries.filter((e) => typeof e.level === 'number' && e.level >= 40);
   if (loud.length > 0) failures.push(`${name}: ${loud.length} server log lines at warn or above, e.g. ${JSON.stringify(loud[0])}`);
   return failures;
 }
