@@ -8,6 +8,14 @@ function tooLarge(maxBytes: number): KgateError {
   return new KgateError('payload_too_large', `The request body is larger than ${maxBytes} bytes.`, { limit: maxBytes });
 }
 
+/**
+ * True when a request carries a body at all: HTTP/1.1 frames a request body only with Content-Length or
+ * Transfer-Encoding (RFC 9112 s6.3), so a request with neither has none, whatever its method.
+ */
+export function hasBody(contentLength: string | undefined, transferEncoding: string | undefined): boolean {
+  return transferEncoding !== undefined || (contentLength !== undefined && contentLength !== '0');
+}
+
 /** True when a declared Content-Length already exceeds the bound, so the body need not be read at all. */
 function declaresTooLarge(contentLength: string | undefined, maxBytes: number): boolean {
   const declared = Number(contentLength);

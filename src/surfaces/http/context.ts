@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../logger.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 
@@ -10,7 +11,17 @@ export interface HttpVariables {
   body: Buffer;
 }
 
+/**
+ * What @hono/node-server passes as the app's environment: Node's request and response. Absent when the app is
+ * called without a Node server (Hono's `app.request` in a test).
+ */
+export interface NodeBindings {
+  incoming?: IncomingMessage;
+  outgoing?: ServerResponse;
+}
+
 /** The Hono environment of our app. */
 export interface HttpEnv {
+  Bindings: NodeBindings;
   Variables: HttpVariables;
 }

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
-import { readBody } from '../http/body.ts';
+import { hasBody, readBody } from '../http/body.ts';
 import type { HttpEnv } from '../http/context.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { MAX_REST_BODY_BYTES } from './bind.ts';
@@ -28,9 +28,11 @@ export function developerApi(deps: { pipeline: Pipeline; operations: readonly An
     // refused without consuming anything, whether it declares its length or comes chunked. Parsing them is the route's input
     // binding, after admission: a malformed body counts as a call (spec 7.3). The rest of a refused body is never
     // read, so the connection cannot carry another request.
-    if (c.req.raw.body) {
+    const contentLength = c.req.header('content-length');
+    if (hasBody(contentLength, c.req.header('transfer-encoding'))) {
       try {
-        c.set('body', await readBody(c.req.raw.body, c.req.header('content-length'), MAX_REST_BODY_BYTES));
+        // Node's own request when served by Node: reading Hono's web body would first build a whole web Request.
+        c.set('body', await readBody(c.env?.incoming ?? c.req.raw.body, contentLength, MAX_REST_BODY_BYTES));
       } catch (error) {
         if (error instanceof KgateError && error.code === 'payload_too_large') c.header('Connection', 'close');
         throw error;
