@@ -68,9 +68,10 @@ function readNodeStream(stream: Readable, maxBytes: number): Promise<Buffer> {
       }
       chunks.push(chunk);
     };
+    // `on`, not `once`: the stream ends or fails once anyway, and `once` wraps each listener in another closure.
     stream.on('data', onData);
-    stream.once('end', () => resolve(concat(chunks, size)));
-    stream.once('error', reject);
+    stream.on('end', () => resolve(concat(chunks, size)));
+    stream.on('error', reject);
   });
 }
 
