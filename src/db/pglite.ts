@@ -1,4 +1,5 @@
-import { PGlite, types } from '@electric-sql/pglite';
+import { Worker } from 'node:worker_threads';
+import { DatabaseThread, PgliteError, type ThreadEvent } from './pglite-thread.ts';
 import type { Database, Row, Sql } from './port.ts';
 
 /** Options of the embedded database. */
@@ -6,57 +7,88 @@ export interface PgliteOptions {
   /** Directory of the data files; omitted means in memory. */
   dataDir?: string;
   /** A data directory dump to start from (tests load a migrated template instead of running initdb). */
-  loadDataDir?: Blob | File;
+  loadDataDir?: Blob;
+  /**
+   * Called once when the database thread dies unexpectedly: every pending and later call has failed by then. The
+   * default throws the error outside any promise, which stops the process loudly: a gateway must not go on serving
+   * without its database.
+   */
+  onCrash?: (error: Error) => void;
 }
 
-// Normalize value types to what the PostgreSQL adapter returns (see port.ts).
-const parsers = {
-  [types.INT8]: (value: string) => Number(value),
-};
-
-/**
- * Opens an embedded PGlite database. PGlite does not lock its directory; callers that use a directory must hold
- * a `DataDirLock` first (see `data-dir-lock.ts`), or two processes would corrupt each other's data.
- */
-export async function openPglite(options: PgliteOptions = {}): Promise<Database & { dump(): Promise<Blob> }> {
-  const pg = await PGlite.create({
-    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-    ...(options.loadDataDir !== undefined ? { loadDataDir: options.loadDataDir } : {}),
-    parsers,
+function crashLoudly(error: Error): void {
+  // Outside any promise chain, so that no caller can swallow it: the process stops with the stack on stderr.
+  setImmediate(() => {
+    throw error;
   });
-  return wrapPglite(pg);
 }
 
-interface PgliteQueryable {
-  query<R>(text: string, params?: unknown[]): Promise<{ rows: R[] }>;
-  exec(script: string): Promise<unknown>;
-}
-
-function sqlOf(target: PgliteQueryable): Sql {
+function sqlOn(thread: DatabaseThread, tx?: number): Sql {
   return {
     async query<R extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-      const result = await target.query<R>(text, [...params]);
-      return result.rows;
+      return (await thread.call({ op: 'query', text, params, tx })) as R[];
     },
     async exec(script: string): Promise<void> {
-      await target.exec(script);
+      await thread.call({ op: 'exec', script, tx });
     },
   };
 }
 
-function wrapPglite(pg: PGlite): Database & { dump(): Promise<Blob> } {
+/** Starts the database thread and waits until PGlite is open there (or failed to open). */
+function startThread(options: PgliteOptions, loadDataDir: ArrayBuffer | undefined): Promise<Worker> {
+  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
+    workerData: { ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}), ...(loadDataDir ? { loadDataDir } : {}) },
+    ...(loadDataDir ? { transferList: [loadDataDir] } : {}),
+  });
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number) => reject(new Error(`the embedded database thread exited while opening (code ${code})`));
+    worker.once('error', reject);
+    worker.once('exit', onExit);
+    worker.once('message', (message: ThreadEvent) => {
+      worker.off('error', reject);
+      worker.off('exit', onExit);
+      if (message.kind === 'ready') return resolve(worker);
+      void worker.terminate();
+      reject(new PgliteError(message.kind === 'failed' ? message.error : { message: 'unexpected first message' }));
+    });
+  });
+}
+
+/**
+ * Opens an embedded PGlite database on a thread of its own (docs/architecture.md, "The embedded database runs on
+ * its own thread"): SQL never runs on the thread that serves requests. PGlite does not lock its directory: callers
+ * that use a directory must hold a `DataDirLock` first (see `data-dir-lock.ts`), or two processes would corrupt
+ * each other's data.
+ */
+export async function openPglite(options: PgliteOptions = {}): Promise<Database & { dump(): Promise<Blob> }> {
+  const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
+  const thread = new DatabaseThread(await startThread(options, loadDataDir), options.onCrash ?? crashLoudly);
   return {
     engine: 'pglite',
-    ...sqlOf(pg),
-    transaction: (work) => pg.transaction((tx) => work(sqlOf(tx))),
-    // In-process: notifications cannot be lost, so the state never changes.
+    ...sqlOn(thread),
+    async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+      const tx = (await thread.call({ op: 'begin' })) as number;
+      let result: T;
+      try {
+        result = await work(sqlOn(thread, tx));
+      } catch (error) {
+        await thread.call({ op: 'end', tx, commit: false }).catch(() => undefined);
+        throw error;
+      }
+      await thread.call({ op: 'end', tx, commit: true });
+      return result;
+    },
+    // In-process notifications cannot be lost (the thread dying stops the process), so the state never changes.
     async listen(channel, onMessage) {
-      const stop = await pg.listen(channel, onMessage);
+      const unsubscribe = thread.subscribe(channel, onMessage);
+      await thread.call({ op: 'listen', channel });
       return async () => {
-        if (!pg.closed) await stop();
+        if (unsubscribe()) await thread.call({ op: 'unlisten', channel }).catch(() => undefined);
       };
     },
-    close: () => pg.close(),
-    dump: () => pg.dumpDataDir('none'),
+    close: () => thread.close(),
+    async dump() {
+      return new Blob([(await thread.call({ op: 'dump' })) as ArrayBuffer]);
+    },
   };
 }

@@ -1,0 +1,155 @@
+// @ts-check
+/**
+ * The embedded database's thread. PGlite runs every statement on the thread that calls it, so the gateway keeps it
+ * here, in a worker, and the request thread only sends statements and receives rows (`pglite.ts` is the other end).
+ *
+ * Plain JavaScript on purpose: a worker thread does not inherit the TypeScript loader of its parent (tsx, vitest),
+ * and this file must load the same way under every one of them and from compiled output.
+ *
+ * Messages in: `{ id, op, ... }`, one reply `{ id, ok, value | error }` each. `begin` opens a transaction and
+ * replies with its number once it is open; statements that name that number run inside it, every other statement
+ * waits (PGlite runs one transaction at a time, exactly as in-process); `end` commits or rolls it back. Messages
+ * out without an id: `{ kind: 'notify', channel, payload }` for LISTEN.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, types } from '@electric-sql/pglite';
+
+if (!parentPort) throw new Error('pglite-worker.js runs only as a worker thread');
+const port = parentPort;
+
+/** @typedef {{ query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>, exec(script: string): Promise<unknown> }} Queryable */
+/** @typedef {{ sql: Queryable, finish: (commit: boolean) => void, endId?: number }} OpenTransaction */
+
+/** Marks a rollback that the caller asked for, so that it is not reported as a failure of the transaction. */
+const ROLLBACK = Symbol('rollback');
+
+/** @type {Map<number, OpenTransaction>} */
+const transactions = new Map();
+/** @type {Map<string, () => Promise<void>>} */
+const listening = new Map();
+let nextTransaction = 1;
+
+/**
+ * A database error as plain data: the fields PostgreSQL reports (code, detail, constraint...), so that the other
+ * thread can rebuild an error that callers inspect exactly as they would in-process.
+ * @param {unknown} error
+ */
+function serializeError(error) {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  /** @type {Record<string, unknown>} */
+  const fields = { name: error.name, message: error.message, stack: error.stack };
+  for (const key of ['code', 'detail', 'hint', 'constraint', 'table', 'column', 'schema', 'severity', 'position', 'where']) {
+    const value = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (error))[key];
+    if (value !== undefined && value !== null) fields[key] = value;
+  }
+  return fields;
+}
+
+/** @param {number} id @param {unknown} value @param {Transferable[]} [transfer] */
+function reply(id, value, transfer) {
+  port.postMessage({ id, ok: true, value }, transfer ?? []);
+}
+
+/** @param {number} id @param {unknown} error */
+function fail(id, error) {
+  port.postMessage({ id, ok: false, error: serializeError(error) });
+}
+
+/** @param {PGlite} pg @param {number | undefined} tx @returns {Queryable} */
+function target(pg, tx) {
+  if (tx === undefined) return pg;
+  const open = transactions.get(tx);
+  if (!open) throw new Error(`transaction ${tx} is not open`);
+  return open.sql;
+}
+
+/** Opens a transaction that stays open until an `end` message settles it. @param {PGlite} pg @param {number} id */
+function begin(pg, id) {
+  const tx = nextTransaction++;
+  /** @type {OpenTransaction | undefined} */
+  let open;
+  pg.transaction(async (sql) => {
+    const settled = new Promise((resolve, reject) => {
+      open = { sql, finish: (commit) => (commit ? resolve(undefined) : reject(ROLLBACK)) };
+      transactions.set(tx, open);
+    });
+    reply(id, tx);
+    await settled;
+  }).then(
+    () => {
+      transactions.delete(tx);
+      if (open?.endId !== undefined) reply(open.endId, null);
+    },
+    (error) => {
+      transactions.delete(tx);
+      if (open?.endId === undefined) fail(id, error); // BEGIN itself failed: the begin message is still unanswered
+      else if (error === ROLLBACK) reply(open.endId, null);
+      else fail(open.endId, error);
+    },
+  );
+}
+
+/** @param {PGlite} pg @param {any} message (why any: messages come from our own pglite.ts, checked there) */
+async function handle(pg, message) {
+  const { id, op } = message;
+  try {
+    switch (op) {
+      case 'query': {
+        const result = await target(pg, message.tx).query(message.text, message.params);
+        return reply(id, result.rows);
+      }
+      case 'exec':
+        await target(pg, message.tx).exec(message.script);
+        return reply(id, null);
+      case 'begin':
+        return begin(pg, id);
+      case 'end': {
+        const open = transactions.get(message.tx);
+        if (!open) throw new Error(`transaction ${message.tx} is not open`);
+        open.endId = id;
+        return open.finish(message.commit);
+      }
+      case 'listen': {
+        if (!listening.has(message.channel)) {
+          const channel = message.channel;
+          listening.set(channel, await pg.listen(channel, (payload) => port.postMessage({ kind: 'notify', channel, payload })));
+        }
+        return reply(id, null);
+      }
+      case 'unlisten': {
+        const stop = listening.get(message.channel);
+        listening.delete(message.channel);
+        if (stop && !pg.closed) await stop();
+        return reply(id, null);
+      }
+      case 'dump': {
+        const buffer = await (await pg.dumpDataDir('none')).arrayBuffer();
+        return reply(id, buffer, [buffer]);
+      }
+      case 'close':
+        await pg.close();
+        reply(id, null);
+        port.close();
+        return;
+      default:
+        throw new Error(`unknown operation ${String(op)}`);
+    }
+  } catch (error) {
+    fail(id, error);
+  }
+}
+
+/** @type {{ dataDir?: string, loadDataDir?: ArrayBuffer }} */
+const options = workerData ?? {};
+try {
+  const pg = await PGlite.create({
+    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir !== undefined ? { loadDataDir: new Blob([options.loadDataDir]) } : {}),
+    // Normalize value types to what the PostgreSQL adapter returns (see port.ts).
+    parsers: { [types.INT8]: (/** @type {string} */ value) => Number(value) },
+  });
+  port.on('message', (message) => void handle(pg, message));
+  port.postMessage({ kind: 'ready' });
+} catch (error) {
+  port.postMessage({ kind: 'failed', error: serializeError(error) });
+}
