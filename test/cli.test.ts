@@ -423,3 +423,36 @@ describe.runIf(TEST_ENGINE === 'pglite')('invalid configuration', () => {
     ]);
   });
 });
+
+describe.runIf(TEST_ENGINE === 'pglite')('help', () => {
+  const cases: Array<[string[], string[]]> = [
+    [['--help'], ['kgate serve', 'kgate import DIR', 'kgate token']],
+    [['help'], ['kgate serve', 'kgate export']],
+    [['serve', '--help'], ['kgate serve ']],
+    [['import', '--help'], ['kgate import DIR --mapping ID']],
+    [['export', '-h'], ['kgate export --mapping ID DIR']],
+    [['admin', '--help'], ['kgate admin bootstrap', 'kgate admin account', 'kgate admin mapping']],
+    [['admin', 'bootstrap', '--help'], ['kgate admin bootstrap']],
+    [['token', 'create', '--help'], ['kgate token list|create|rotate|revoke']],
+    [['help', 'import'], ['kgate import DIR --mapping ID']],
+  ];
+
+  it.each(cases)('kgate %j prints usage, exits 0 and touches no data', async (args, expected) => {
+    const dir = join(await tempDir('help'), 'data');
+    const result = await runKgate(args, { KGATE_DATA_DIR: dir, PORT: '0' });
+    expect(result.code).toBe(0);
+    for (const text of expected) expect(result.stdout).toContain(text);
+    expect(result.stderr).toBe('');
+    // Nothing opened or created: no data directory, no server.
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('kgate admin bootstrap --help names only bootstrap, and kgate with no command exits 2 with the whole usage', async () => {
+    const env = { KGATE_DATA_DIR: join(await tempDir('help'), 'data') };
+    const bootstrapHelp = await runKgate(['admin', 'bootstrap', '--help'], env);
+    expect(bootstrapHelp.stdout).not.toContain('kgate admin account');
+    const bare = await runKgate([], env);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toContain('kgate serve');
+  });
+});

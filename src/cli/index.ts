@@ -12,23 +12,40 @@ import { serveCommand } from './serve-command.ts';
 import { assertVaultFolder } from './vault-folder.ts';
 import { accountCommand, mappingCommand, tokenCommand } from './account-commands.ts';
 
+/** Usage of each command, keyed by what `kgate COMMAND --help` names; the whole text is `kgate --help`. */
+const COMMAND_USAGE: Record<string, string> = {
+  serve: '  kgate serve                                   run the gateway (what npm start runs)',
+  'admin bootstrap': `  kgate admin bootstrap [--email E] [--password P | --password-stdin] [--empty] [--json]
+                                                create the owner, a workspace, a demo vault and a token`,
+  'admin account': `  kgate admin account --email E [--suspend | --reactivate] [--plan free|developer|team]
+                      [--rest-per-minute N] [--rest-per-month N] [--mcp-per-minute N] [--mcp-per-month N]
+                      [--plan-allowances]`,
+  'admin mapping': `  kgate admin mapping --id ID [--read-only true|false] [--pull-only true|false]
+                      [--allow-mcp-note-changes true|false] [--device-encrypted true|false]`,
+  token: '  kgate token list|create|rotate|revoke [--email E] [--name N] [--id ID] [--json]',
+  import: '  kgate import DIR --mapping ID [--dry-run] [--json]',
+  export: '  kgate export --mapping ID DIR [--force] [--json]',
+};
+
+const CONFIGURATION = 'Configuration comes from the environment: PORT, KGATE_BASE_URL, KGATE_DATA_DIR, DATABASE_URL, ... (see README).\n';
+
 const USAGE = `kgate: hosted knowledge gateway
 
 Usage:
-  kgate serve                                   run the gateway (what npm start runs)
-  kgate admin bootstrap [--email E] [--password P | --password-stdin] [--empty] [--json]
-                                                create the owner, a workspace, a demo vault and a token
-  kgate admin account --email E [--suspend | --reactivate] [--plan free|developer|team]
-                      [--rest-per-minute N] [--rest-per-month N] [--mcp-per-minute N] [--mcp-per-month N]
-                      [--plan-allowances]
-  kgate admin mapping --id ID [--read-only true|false] [--pull-only true|false]
-                      [--allow-mcp-note-changes true|false] [--device-encrypted true|false]
-  kgate token list|create|rotate|revoke [--email E] [--name N] [--id ID] [--json]
-  kgate import DIR --mapping ID [--dry-run] [--json]
-  kgate export --mapping ID DIR [--force] [--json]
+${Object.values(COMMAND_USAGE).join('\n')}
 
-Configuration comes from the environment: PORT, KGATE_BASE_URL, KGATE_DATA_DIR, DATABASE_URL, ... (see README).
-`;
+${CONFIGURATION}`;
+
+/** The usage of one command (`admin` alone: its three subcommands), or all of it for an unknown one. */
+function usageFor(command: string | undefined, sub: string | undefined): string {
+  const exact = sub !== undefined && !sub.startsWith('-') ? COMMAND_USAGE[`${command} ${sub}`] : undefined;
+  const lines = exact
+    ? [exact]
+    : Object.entries(COMMAND_USAGE)
+        .filter(([key]) => key === command || key.startsWith(`${command} `))
+        .map(([, usage]) => usage);
+  return lines.length === 0 ? USAGE : `Usage:\n${lines.join('\n')}\n\n${CONFIGURATION}`;
+}
 
 /** Thrown for wrong command-line usage; exits 2. */
 export class UsageError extends Error {}
@@ -121,6 +138,11 @@ async function bootstrapCommand(args: string[]): Promise<number> {
 /** Runs the `kgate` command line; resolves with the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
+  // Help never opens the database or starts anything, wherever the flag stands.
+  if (command !== undefined && command !== 'help' && argv.some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(usageFor(command, sub));
+    return 0;
+  }
   try {
     switch (command) {
       case 'serve':
@@ -136,12 +158,12 @@ export async function runCli(argv: string[]): Promise<number> {
         return await importCommand(argv.slice(1));
       case 'export':
         return await exportCommand(argv.slice(1));
-      case undefined:
       case 'help':
-      case '--help':
-      case '-h':
+        process.stdout.write(sub === undefined ? USAGE : usageFor(sub, rest[0]));
+        return 0;
+      case undefined:
         process.stdout.write(USAGE);
-        return command === undefined ? 2 : 0;
+        return 2;
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
