@@ -39,6 +39,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('serves no metrics unless KGATE_METRICS_PORT is set, and then on 127.0.0.1 unless told otherwise', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ KGATE_METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ KGATE_METRICS_PORT: '0', KGATE_METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ host: '0.0.0.0', port: 0 });
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(8787);
   });
@@ -58,6 +64,8 @@ describe('loadConfig', () => {
     [{ KGATE_MAX_CONNECTIONS: '0' }, 'KGATE_MAX_CONNECTIONS'],
     [{ KGATE_MAX_CONNECTIONS: '-5' }, 'KGATE_MAX_CONNECTIONS'],
     [{ KGATE_MAX_CONNECTIONS: 'many' }, 'KGATE_MAX_CONNECTIONS'],
+    [{ KGATE_METRICS_PORT: '70000' }, 'KGATE_METRICS_PORT'],
+    [{ KGATE_METRICS_PORT: 'ninety' }, 'KGATE_METRICS_PORT'],
   ])('names the variable in the error for %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);

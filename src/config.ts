@@ -28,6 +28,9 @@ const EnvSchema = z.object({
   // Keep-alive: at least a second (0 would mean "never time out" to Node), at most an hour.
   KGATE_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).optional(),
   KGATE_MAX_CONNECTIONS: positiveInt.max(1_000_000).optional(),
+  // Unset: no metrics endpoint. It has its own port so that it is never reachable where the API is published.
+  KGATE_METRICS_PORT: port.optional(),
+  KGATE_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 /** The typed configuration of one kgate process, parsed once at start-up. */
@@ -49,6 +52,8 @@ export interface Config {
     /** Most connections open at once. */
     maxConnections: number | undefined;
   };
+  /** `GET /metrics` on its own port (docs/operations.md); undefined: not served. */
+  metrics: { host: string; port: number } | undefined;
   oauth: {
     /**
      * Development only: fetch OAuth client ID metadata documents from loopback and private addresses. Off by default,
@@ -97,6 +102,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.KGATE_LOG_LEVEL,
     shutdownGraceMs: e.KGATE_SHUTDOWN_GRACE_MS,
     http: { keepAliveTimeoutMs: e.KGATE_KEEP_ALIVE_TIMEOUT_MS, maxConnections: e.KGATE_MAX_CONNECTIONS },
+    metrics: e.KGATE_METRICS_PORT === undefined ? undefined : { host: e.KGATE_METRICS_HOST, port: e.KGATE_METRICS_PORT },
     oauth: { allowPrivateClientMetadata: e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1' },
   };
 }

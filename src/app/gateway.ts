@@ -4,11 +4,14 @@ import type { ClientMetadataFetch } from '../domains/oauth/index.ts';
 import type { CredentialCache } from '../domains/tokens/index.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { createLogger, type Logger } from '../logger.ts';
+import { createMetrics, type Metrics } from '../metrics.ts';
 import { createHttpHandler, type HttpDependencies } from '../surfaces/gateway/http-app.ts';
+import { metricsHandler } from '../surfaces/gateway/metrics-route.ts';
 import type { AnyOperation } from '../surfaces/operations/operation.ts';
 import { listen, type RunningServer } from '../surfaces/http/listen.ts';
 import type { NodeHandler } from '../surfaces/http/node-exchange.ts';
 import { readinessOf, type OpenedDatabase } from './database.ts';
+import { instrumentDatabase } from './instrumented-database.ts';
 import { startMaintenance } from './maintenance.ts';
 import { createServices, type Services } from './services.ts';
 import { VERSION } from './version.ts';
@@ -55,6 +58,8 @@ export interface Gateway {
   /** The public base URL: KGATE_BASE_URL, or http://localhost:PORT. OAuth issuer and resource derive from it. */
   baseUrl: string;
   services: Services;
+  /** Where `GET /metrics` is served (KGATE_METRICS_PORT); undefined when it is not. */
+  metricsUrl: string | undefined;
   /** Graceful stop: in-flight requests finish (up to the grace period), then the database closes. */
   stop(): Promise<void>;
 }
@@ -63,10 +68,11 @@ export interface Gateway {
 export function httpDependenciesOf(
   services: Services,
   db: Database,
-  options: { logger: Logger; baseUrl: string; operations?: readonly AnyOperation[] },
+  options: { logger: Logger; baseUrl: string; operations?: readonly AnyOperation[]; metrics?: Metrics },
 ): HttpDependencies {
   return {
     logger: options.logger,
+    metrics: options.metrics,
     tokens: services.tokens,
     oauth: services.oauth,
     usage: services.usage,
@@ -98,13 +104,20 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
   // With PORT=0 and no KGATE_BASE_URL the public address is known only once the port is bound; everything that
   // publishes absolute URLs (OAuth metadata, the token audience) reads it through this holder.
   const base = { url: config.baseUrl ?? '' };
-  const services = createServices(opened.db, options.clock, {
+  // Metrics cost a few microseconds a request; a gateway that does not publish them does not keep them.
+  const metrics = config.metrics ? createMetrics() : undefined;
+  const db = metrics ? instrumentDatabase(opened.db, metrics) : opened.db;
+  const services = createServices(db, options.clock, {
     publicBase: () => base.url,
     allowPrivateClientMetadata: config.oauth.allowPrivateClientMetadata,
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
   });
   // Listen for credential changes before serving: a gateway that cannot must fail at start, not serve without them.
-  const stopListening = await listenForCredentialChanges(opened.db, services.credentialCaches, logger);
+  if (metrics) {
+    for (const [name, cache] of Object.entries(services.caches)) metrics.addCache(name, () => cache.counts());
+    if (db.pool) metrics.addPool(() => db.pool!());
+  }
+  const stopListening = await listenForCredentialChanges(db, services.credentialCaches, logger);
   const router: { handler?: NodeHandler } = {};
   let server: RunningServer;
   try {
@@ -119,9 +132,24 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     await stopListening();
     throw error;
   }
+  let metricsServer: RunningServer | undefined;
+  if (metrics && config.metrics) {
+    try {
+      metricsServer = await listen(metricsHandler(metrics), { host: config.metrics.host, port: config.metrics.port, logger });
+    } catch (error) {
+      await server.close(0);
+      await stopListening();
+      throw error;
+    }
+  }
   base.url ||= publicBaseUrl(config, server.url);
   router.handler = createHttpHandler(
-    httpDependenciesOf(services, opened.db, { logger, baseUrl: base.url, ...(options.operations ? { operations: options.operations } : {}) }),
+    httpDependenciesOf(services, db, {
+      logger,
+      baseUrl: base.url,
+      ...(options.operations ? { operations: options.operations } : {}),
+      ...(metrics ? { metrics } : {}),
+    }),
   );
   const maintenance = startMaintenance(services, logger);
   let stopRequested = false;
@@ -131,11 +159,13 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     url: server.url,
     baseUrl: base.url,
     services,
+    metricsUrl: metricsServer ? `${metricsServer.url}/metrics` : undefined,
     stop() {
       stopping ??= (async () => {
         for (const timer of maintenance) clearInterval(timer);
         stopRequested = true;
         await server.close(config.shutdownGraceMs);
+        await metricsServer?.close(0);
         await reindexing;
         await stopListening();
         await services.usage.releaseLeases().catch((error: unknown) => logger.warn({ err: error }, 'returning usage leases failed'));

@@ -41,6 +41,8 @@ export interface Services {
    * listens for credential notifications.
    */
   credentialCaches: readonly CredentialCache[];
+  /** The in-memory caches by the name the operator's metrics give them. */
+  caches: Readonly<Record<string, { counts(): { hits: number; misses: number } }>>;
 }
 
 /** Settings of the services that depend on where the gateway is reached. */
@@ -83,5 +85,6 @@ export function createServices(
       options.fetchClientMetadata ?? createGuardedFetch({ allowPrivateAddresses: options.allowPrivateClientMetadata ?? false }),
     cache: oauthCache,
   });
-  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance, search, graph, sessions, oauth, credentialCaches };
+  const caches = { personal_access_tokens: credentialCache, oauth_access_tokens: oauthCache };
+  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance, search, graph, sessions, oauth, credentialCaches, caches };
 }

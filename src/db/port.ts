@@ -34,6 +34,8 @@ export interface Database extends Sql {
    * cache while they do not flow. Resolves once listening; the returned function stops it.
    */
   listen(channel: string, onMessage: (payload: string) => void, onState?: (listening: boolean) => void): Promise<() => Promise<void>>;
+  /** Connections of a server pool right now; absent for the embedded database, which has one session. */
+  pool?(): { total: number; idle: number; waiting: number };
   /** Closes the connection cleanly; further calls fail. */
   close(): Promise<void>;
 }

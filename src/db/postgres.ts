@@ -56,6 +56,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
         client.release();
       }
     },
+    pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     listen: (channel, onMessage, onState) => listenOnPostgres(options.connectionString, channel, onMessage, onState),
     close: () => pool.end(),
   };

@@ -16,6 +16,8 @@ export interface CredentialCache<R extends CachedCredential = CachedCredential> 
   forgetAccount(accountId: string): void;
   /** Enabled: entries are kept. Disabling also empties it. */
   setEnabled(enabled: boolean): void;
+  /** Lookups since it was made that found an entry, and those that did not (disabled: every lookup misses). */
+  counts(): { hits: number; misses: number };
 }
 
 /** What every cached credential row has: the account whose changes make it stale. */
@@ -36,15 +38,18 @@ export function createCredentialCache<R extends CachedCredential = CachedCredent
   let enabled = false;
   // Bumped by every forget: a row read from the database before a change committed must not be cached after it.
   let generation = 0;
+  const counts = { hits: 0, misses: 0 };
   return {
     generation: () => generation,
+    counts: () => ({ ...counts }),
     get(tokenHash) {
       const entry = entries.get(tokenHash);
-      if (!entry) return undefined;
-      if (now() - entry.at > CREDENTIAL_CACHE_MAX_AGE_MS) {
-        entries.delete(tokenHash);
+      if (!entry || now() - entry.at > CREDENTIAL_CACHE_MAX_AGE_MS) {
+        if (entry) entries.delete(tokenHash);
+        counts.misses += 1;
         return undefined;
       }
+      counts.hits += 1;
       return entry.row;
     },
     set(tokenHash, row, readAt) {

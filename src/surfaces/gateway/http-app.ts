@@ -17,6 +17,7 @@ import { createPipeline, type Pipeline, type PipelineDependencies } from '../inv
 import type { AnyOperation } from '../operations/operation.ts';
 import { OPERATIONS } from '../operations/table.ts';
 import { mcpGateway } from '../mcp/transport.ts';
+import type { Metrics } from '../../metrics.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
 import { developerApi } from '../rest/dev-api.ts';
 import { webPages } from '../web/index.ts';
@@ -37,6 +38,8 @@ export interface HttpDependencies extends PipelineDependencies {
   sessions: SessionsService;
   /** The operation table the API surfaces serve (default: every operation of kgate). */
   operations?: readonly AnyOperation[];
+  /** Where requests and refusals are counted for the operator (`GET /metrics`); none in tests that do not look. */
+  metrics?: Metrics | undefined;
 }
 
 /** The path of the hosted MCP gateway (spec 4.1). */
@@ -49,7 +52,7 @@ const MCP_PATH = '/api/mcp';
 export function createHttpHandler(deps: HttpDependencies): NodeHandler {
   const pipeline = createPipeline(deps);
   const operations = deps.operations ?? OPERATIONS;
-  const mcp = mcpGateway({ pipeline, operations, version: deps.version, baseUrl: deps.baseUrl, logger: deps.logger });
+  const mcp = mcpGateway({ pipeline, operations, version: deps.version, baseUrl: deps.baseUrl, logger: deps.logger, metrics: deps.metrics });
   const hono = getRequestListener(createHttpApp(deps, pipeline).fetch);
   return async (req, res) => {
     const url = req.url ?? '';
@@ -66,7 +69,7 @@ export function createHttpHandler(deps: HttpDependencies): NodeHandler {
  */
 export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = createPipeline(deps)): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  app.use('*', requestLog(deps.logger));
+  app.use('*', requestLog(deps.logger, deps.metrics));
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(pipeline));
   app.route('/api/dev', developerApi({ pipeline, operations: deps.operations ?? OPERATIONS, baseUrl: deps.baseUrl, version: deps.version }));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mayContainSecret } from '../../kernel/secret-prefixes.ts';
 import type { Logger } from '../../logger.ts';
+import type { Metrics } from '../../metrics.ts';
 
 /** A route served on Node's request and response objects directly, without the web Request/Response adapter. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -18,12 +19,14 @@ export function requestIdOf(incoming: string | undefined): string {
 /**
  * The one request log line: method, path without query, status, duration and the account id when known; never
  * headers, query strings or bodies, which may hold tokens or note content. Both the Hono routes and the Node
- * routes write exactly this shape.
+ * routes write exactly this shape, and count the request in the metrics under its route pattern.
  */
 export function logRequest(
   logger: Logger,
-  line: { reqId: string; method: string; path: string; status: number; started: number; accountId?: string | undefined },
+  line: { reqId: string; method: string; path: string; route: string; status: number; started: number; accountId?: string | undefined },
+  metrics?: Pick<Metrics, 'observeRequest'>,
 ): void {
+  metrics?.observeRequest(line.route, line.method, line.status, (performance.now() - line.started) / 1000);
   logger.info(
     {
       reqId: line.reqId,

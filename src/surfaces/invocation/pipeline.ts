@@ -5,6 +5,7 @@ import type { Reservation, UsageService } from '../../domains/usage/index.ts';
 import { appliesChange, type AnyOperation, type OperationContext, type OperationScope, type OperationServices } from '../operations/operation.ts';
 import { admit, assertCredentialAccepted } from './admit.ts';
 import { authenticate, type Authenticators } from './authenticate.ts';
+import type { Metrics } from '../../metrics.ts';
 import { present } from './present.ts';
 import type { SurfaceProfile } from './surface.ts';
 import { validateInput, validateKey, type ReceivedKey } from './validate.ts';
@@ -14,6 +15,8 @@ export interface PipelineDependencies extends Authenticators {
   usage: Pick<UsageService, 'reserve'>;
   idempotency: Pick<IdempotencyService, 'run'>;
   services: OperationServices;
+  /** Counts refusals before execution for the operator, by surface and code. */
+  metrics?: Pick<Metrics, 'countRefusal'> | undefined;
 }
 
 /** One call of an operation, as a surface hands it over after translating its wire. */
@@ -81,9 +84,20 @@ function unwrap(operation: AnyOperation, outcome: IdempotentOutcome<Record<strin
  * wire (problem JSON; JSON-RPC errors and `isError` results).
  */
 export function createPipeline(deps: PipelineDependencies): Pipeline {
+  // Every refusal before execution passes here once, whichever step refused: the operator's count of them.
+  const refused = (surface: SurfaceProfile, error: unknown): unknown => {
+    if (error instanceof KgateError) deps.metrics?.countRefusal(surface.name, error.code);
+    return error;
+  };
   return {
-    authenticate: (surface, authorization) => authenticate(deps, surface, authorization),
-    admit: (surface, principal, scope) => admit(deps.usage, surface, principal, scope),
+    authenticate: (surface, authorization) =>
+      authenticate(deps, surface, authorization).catch((error: unknown) => {
+        throw refused(surface, error);
+      }),
+    admit: (surface, principal, scope) =>
+      admit(deps.usage, surface, principal, scope).catch((error: unknown) => {
+        throw refused(surface, error);
+      }),
     async invoke(call) {
       const { surface, principal, operation } = call;
       let reservation: Reservation | undefined;
@@ -91,6 +105,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
         assertCredentialAccepted(operation, principal);
         reservation = await admit(deps.usage, surface, principal, operation.scope);
       } catch (error) {
+        refused(surface, error);
         if (error instanceof KgateError) return { ok: false, error, admitted: false, replayed: false, reservation };
         throw error;
       }

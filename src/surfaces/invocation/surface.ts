@@ -9,6 +9,8 @@ import type { NoteChangeCapability } from '../../domains/vaults/index.ts';
  * change notes, and how they name things in messages; every other rule is the same for all of them.
  */
 export interface SurfaceProfile {
+  /** How the operator's metrics name it: rest, mcp, account. */
+  name: string;
   /** Credential kinds a bearer token may be on this surface (spec 5 rule 1: OAuth tokens only at the MCP resource). */
   credentials: readonly CredentialKind[];
   /** Why a credential of another kind is refused. */
@@ -25,6 +27,7 @@ export interface SurfaceProfile {
 
 /** The Developer REST API (spec 4.6): personal access tokens on the Developer & Agent or Team plan. */
 export const REST_SURFACE: SurfaceProfile = {
+  name: 'rest',
   credentials: ['personal_access_token'],
   credentialRefusal: 'OAuth access tokens are valid only at the MCP gateway (/api/mcp); use a personal access token here.',
   entitlement: { key: 'developerApi', refusal: 'The Developer REST API needs the Developer & Agent or the Team plan.' },
@@ -35,6 +38,7 @@ export const REST_SURFACE: SurfaceProfile = {
 
 /** The hosted MCP gateway (spec 4.1): personal access tokens and OAuth access tokens for this resource. */
 export const MCP_SURFACE: SurfaceProfile = {
+  name: 'mcp',
   credentials: ['personal_access_token', 'oauth'],
   credentialRefusal: 'This credential is not accepted at the MCP gateway.',
   entitlement: { key: 'hostedMcp', refusal: 'Your plan does not include the hosted MCP gateway.' },
@@ -45,6 +49,7 @@ export const MCP_SURFACE: SurfaceProfile = {
 
 /** `GET /api/account`: any plan may check its own token; it runs no operation and counts nothing. */
 export const ACCOUNT_SURFACE: SurfaceProfile = {
+  name: 'account',
   credentials: ['personal_access_token'],
   credentialRefusal: REST_SURFACE.credentialRefusal,
   noteChanges: 'direct',

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KgateError } from '../../kernel/errors.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { Logger } from '../../logger.ts';
+import type { Metrics } from '../../metrics.ts';
 import { bearerChallenge } from '../http/auth.ts';
 import { type NodeHandler, logRequest, requestIdOf, send } from '../http/node-exchange.ts';
 import { HTTP_STATUS } from '../http/problem.ts';
@@ -24,6 +25,7 @@ export interface McpDependencies {
   /** Public base URL ('' when only known after binding); used for the resource metadata URL and origin checks. */
   baseUrl: string;
   logger: Logger;
+  metrics?: Metrics | undefined;
 }
 
 /** The outcome of one request: status, extra headers and the body text (none for 202 and 405). */
@@ -113,6 +115,10 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     const headers: Record<string, string> = { 'X-Request-Id': reqId, ...outcome.headers };
     if (outcome.body !== undefined) headers['Content-Type'] = JSON_TYPE;
     send(res, outcome.status, headers, outcome.body);
-    logRequest(deps.logger, { reqId, method: req.method ?? '', path: '/api/mcp', status: outcome.status, started, accountId: outcome.principal?.accountId });
+    logRequest(
+      deps.logger,
+      { reqId, method: req.method ?? '', path: '/api/mcp', route: '/api/mcp', status: outcome.status, started, accountId: outcome.principal?.accountId },
+      deps.metrics,
+    );
   };
 }
