@@ -159,23 +159,22 @@ function interpretation(engine: EngineResult, connections: number): string[] {
       `${rate(read)} requests/s, ${share(read.requestsPerSecond, hello.requestsPerSecond)} of that (p99 ${ms(read.p99Ms)} ms). At one client a read ` +
       `takes ${fixed(tRead.latencyMs, 2)} ms: ${fixed(tRead.databaseMs.authenticate, 2)} ms to look up the token, ${fixed(tRead.databaseMs.usage, 2)} ms to ` +
       `reserve usage, ${fixed(tRead.databaseMs.operation, 2)} ms for the read's own ${avg(tRead.statements.operation)} statements (mapping, vault ` +
-      `authority, the note) and ${fixed(rest(tRead), 2)} ms for everything else. The token lookup and the reservation ` +
-      `(${avg(tRead.statements.authenticate + tRead.statements.usage)} statements, one of them a committed transaction) come with every ` +
-      'authenticated request, whatever it does: they are ' +
-      `${share(tRead.databaseMs.authenticate + tRead.databaseMs.usage, databaseMs(tRead))} of a read's database time, and they make every read a write.`,
+      `authority, the note) and ${fixed(rest(tRead), 2)} ms for everything else. The token lookup and the reservation come with every ` +
+      `authenticated request; they ran ${avg(tRead.statements.authenticate + tRead.statements.usage)} statements here ` +
+      `(${share(tRead.databaseMs.authenticate + tRead.databaseMs.usage, databaseMs(tRead))} of a read's database time): credentials come from the ` +
+      'credential cache and usage units from leased blocks.',
     '',
   ];
   if (engine.engine === 'PGlite') {
     lines.push(
-      "PGlite runs in the server's thread: every statement, BEGIN and COMMIT is CPU time on the event loop that also handles HTTP and JSON. " +
-        `Under load a read costs ${msOr(cpu(read).kgate)} ms of kgate CPU (the server process at ${cores(read.cpu.serverCores)} cores: its thread ` +
-        `plus garbage collection), so ${connections} connections only queue: a read spends ${handler(read)} in the handler, the rest waiting ` +
-        `for the event loop. ${many} ${alone}: PGlite's one connection runs transactions one after another, so row locks never wait; ` +
-        `the thread is the limit. The tails are outside the handler too: the worst p99 is ${ms(worst.p99Ms)} ms (${ROUTE_NAMES[worst.key].split(':')[0]}), ` +
-        `while no route's p99 in the handler passes ${ms(worstHandler)} ms. ` +
-        (newcomerMax > worst.p99Ms / 2 ? 'They match what connections opened while the server is busy wait for their first answer: ' : '') +
-        `during the loaded runs a new connection's \`GET /healthz\` took up to ${ms(newcomerMax)} ms (medians up to ${ms(newcomerMedian)} ms), ` +
-        "which is what a load balancer's health check would see.",
+      "PGlite runs on its own worker thread in the server process: statements no longer take the event loop that handles HTTP and JSON, " +
+        'but that one thread runs them one after another, and each costs a message to it and back. ' +
+        `Under load a read costs ${msOr(cpu(read).kgate)} ms of kgate CPU (the server process at ${cores(read.cpu.serverCores)} cores: the request ` +
+        `thread, the database thread and garbage collection), and a read spends ${handler(read)} in the handler, most of it queued for the ` +
+        `database thread. ${many} ${alone}: PGlite's one connection runs transactions one after another, so row locks never wait; ` +
+        `the database thread is the limit. The worst p99 is ${ms(worst.p99Ms)} ms (${ROUTE_NAMES[worst.key].split(':')[0]}), and no route's p99 ` +
+        `in the handler passes ${ms(worstHandler)} ms. Meanwhile the request thread stays free: during the loaded runs a new connection's ` +
+        `\`GET /healthz\` took up to ${ms(newcomerMax)} ms (medians up to ${ms(newcomerMedian)} ms), which is what a load balancer's health check would see.`,
     );
   } else {
     const kg = cpu(read).kgate;
@@ -186,8 +185,8 @@ function interpretation(engine: EngineResult, connections: number): string[] {
         `${read.cpu.machineBusy === undefined ? 'busy' : `${fixed(100 * read.cpu.machineBusy, 0)}% busy`}: kgate ` +
         `(${cores(read.cpu.serverCores)} cores), PostgreSQL (${cores(read.cpu.postgresCores)}) and autocannon share 2 cores, and neither server ` +
         `saturates one. A read spends ${handler(read)} in the handler, waiting for its ${avg(statements(tRead) + 2 * tRead.transactions)} round ` +
-        `trips to the database (${avg(tRead.statements.authenticate)} token lookup; BEGIN, ${avg(tRead.statements.usage)} upserts and a COMMIT that ` +
-        `flushes the WAL for the reservation; ${avg(tRead.statements.operation)} for the read) while the pool's 10 connections and both processes ` +
+        `trips to the database (${avg(tRead.statements.authenticate)} for the token, ${avg(tRead.statements.usage)} for usage, ` +
+        `${avg(tRead.statements.operation)} for the read) while the pool's 10 connections and both processes ` +
         `serve the other requests. ${many} ${alone}: the reservation's row locks, held from its first upsert to its flushed COMMIT, set a ` +
         `ceiling for one account on any machine. A new connection's \`GET /healthz\` took up to ${ms(newcomerMax)} ms during the loaded runs.`,
     );

@@ -26,7 +26,7 @@ export type EngineName = 'PGlite' | 'PostgreSQL';
 /** One kgate database with the vault imported. */
 export interface KgateEngine {
   name: EngineName;
-  /** e.g. "0.5.16 (PostgreSQL 18.6 in WebAssembly, in-process)". */
+  /** e.g. "0.5.16 (PostgreSQL 18.6 in WebAssembly, on a worker thread of the process that opens it)". */
   version: string;
   /** Opening + migrating the fresh database (not part of any timing). */
   openMs: number;

@@ -15,10 +15,10 @@ export function pgliteVersion(tree = REPO_ROOT): string {
 
 /**
  * The package version and the PostgreSQL version compiled into it, asked of an open PGlite database, e.g.
- * "0.5.16 (PostgreSQL 18.6 in WebAssembly, in-process)"; the package version alone if the answer is not understood.
+ * "0.5.16 (PostgreSQL 18.6 in WebAssembly, on a worker thread of the process that opens it)"; the package version alone if the answer is not understood.
  */
 export async function describePglite(db: Sql): Promise<string> {
   const [v] = await db.query<{ version: string }>('SELECT version()');
   const inner = /PostgreSQL [\d.]+/.exec(v?.version ?? '')?.[0];
-  return `${pgliteVersion()}${inner ? ` (${inner} in WebAssembly, in-process)` : ''}`;
+  return `${pgliteVersion()}${inner ? ` (${inner} in WebAssembly, on a worker thread of the process that opens it)` : ''}`;
 }
