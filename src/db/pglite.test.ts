@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ENGINE } from '../../test/support/database.ts';
 import { openPglite } from './pglite.ts';
 import { DatabaseThread, PgliteError } from './pglite-thread.ts';
 import type { Database } from './port.ts';
 
 // The embedded database on its own thread, as the gateway opens it: values, transactions, errors, notifications,
-// dumps, and what happens when the thread dies.
-describe('the embedded database thread', () => {
+// dumps, and what happens when the thread dies. The adapter is the same whichever engine a project tests: once.
+describe.runIf(TEST_ENGINE === 'pglite')('the embedded database thread', () => {
   let db: Database & { dump(): Promise<Blob> };
 
   beforeAll(async () => {
@@ -98,7 +99,7 @@ describe('the embedded database thread', () => {
   });
 });
 
-describe('a database directory', () => {
+describe.runIf(TEST_ENGINE === 'pglite')('a database directory', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kgate-pglite-'));
@@ -124,7 +125,7 @@ describe('a database directory', () => {
   });
 });
 
-describe('a database thread that dies', () => {
+describe.runIf(TEST_ENGINE === 'pglite')('a database thread that dies', () => {
   it('fails the waiting call and every later one, and reports the death once', async () => {
     // A stand-in thread that dies on its first message, as a PGlite that aborted would.
     const worker = new Worker("require('node:worker_threads').parentPort.once('message', () => process.exit(3))", { eval: true });
