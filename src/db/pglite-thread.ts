@@ -77,9 +77,13 @@ export class DatabaseThread {
   async close(): Promise<void> {
     if (this.dead) return;
     this.closing = true;
-    await this.call({ op: 'close' });
-    await this.worker.terminate();
-    this.dead = new Error('the database is closed');
+    try {
+      await this.call({ op: 'close' });
+    } finally {
+      // Even when PGlite's own close failed, the thread ends and later calls fail rather than wait forever.
+      await this.worker.terminate();
+      this.dead = new Error('the database is closed');
+    }
   }
 
   private receive(message: Reply | ThreadEvent): void {

@@ -84,20 +84,27 @@ function unwrap(operation: AnyOperation, outcome: IdempotentOutcome<Record<strin
  * wire (problem JSON; JSON-RPC errors and `isError` results).
  */
 export function createPipeline(deps: PipelineDependencies): Pipeline {
-  // Every refusal before execution passes here once, whichever step refused: the operator's count of them.
-  const refused = (surface: SurfaceProfile, error: unknown): unknown => {
+  // Every refusal before execution passes through here once, whichever step refused: the operator's count of them.
+  const countRefusal = (surface: SurfaceProfile, error: unknown): void => {
     if (error instanceof KgateError) deps.metrics?.countRefusal(surface.name, error.code);
-    return error;
   };
   return {
-    authenticate: (surface, authorization) =>
-      authenticate(deps, surface, authorization).catch((error: unknown) => {
-        throw refused(surface, error);
-      }),
-    admit: (surface, principal, scope) =>
-      admit(deps.usage, surface, principal, scope).catch((error: unknown) => {
-        throw refused(surface, error);
-      }),
+    async authenticate(surface, authorization) {
+      try {
+        return await authenticate(deps, surface, authorization);
+      } catch (error) {
+        countRefusal(surface, error);
+        throw error;
+      }
+    },
+    async admit(surface, principal, scope) {
+      try {
+        return await admit(deps.usage, surface, principal, scope);
+      } catch (error) {
+        countRefusal(surface, error);
+        throw error;
+      }
+    },
     async invoke(call) {
       const { surface, principal, operation } = call;
       let reservation: Reservation | undefined;
@@ -105,7 +112,7 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
         assertCredentialAccepted(operation, principal);
         reservation = await admit(deps.usage, surface, principal, operation.scope);
       } catch (error) {
-        refused(surface, error);
+        countRefusal(surface, error);
         if (error instanceof KgateError) return { ok: false, error, admitted: false, replayed: false, reservation };
         throw error;
       }
