@@ -73,6 +73,7 @@ function countingSql(target: Sql, tally: () => Tally, inTransaction: Set<Stateme
       }
     },
     exec: (script: string) => target.exec(script),
+    afterCommit: (callback: () => void) => target.afterCommit(callback),
   };
 }
 

@@ -74,6 +74,7 @@ function timedSql(target: Sql, clock: PhaseClock, inTransaction: { ms: number } 
       }
     },
     exec: (script: string) => target.exec(script),
+    afterCommit: (callback: () => void) => target.afterCommit(callback),
   };
 }
 

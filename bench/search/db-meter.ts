@@ -27,6 +27,7 @@ export function meteredDatabase(db: Database): DatabaseMeter {
       }
     },
     exec: (script: string) => target.exec(script),
+    afterCommit: (callback: () => void) => target.afterCommit(callback),
   });
   const meter: DatabaseMeter = {
     db: {

@@ -21,6 +21,7 @@ export function instrumentDatabase(db: Database, metrics: Pick<Metrics, 'observe
   const sql: Sql = {
     query: (text, params) => timed(metrics, 'query', () => db.query(text, params)),
     exec: (script) => timed(metrics, 'query', () => db.exec(script)),
+    afterCommit: (callback) => db.afterCommit(callback),
   };
   return {
     engine: db.engine,

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { DatabaseThread, PgliteError, type ThreadEvent } from './pglite-thread.ts';
+import { CommitCallbacks, runAtOnce } from './commit-callbacks.ts';
 import type { Database, Row, Sql } from './port.ts';
 
 /** Options of the embedded database. */
@@ -23,14 +24,15 @@ function crashLoudly(error: Error): void {
   });
 }
 
-function sqlOn(thread: DatabaseThread, tx?: number): Sql {
+function sqlOn(thread: DatabaseThread, tx?: { id: number; committed: CommitCallbacks }): Sql {
   return {
     async query<R extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
-      return (await thread.call({ op: 'query', text, params, tx })) as R[];
+      return (await thread.call({ op: 'query', text, params, tx: tx?.id })) as R[];
     },
     async exec(script: string): Promise<void> {
-      await thread.call({ op: 'exec', script, tx });
+      await thread.call({ op: 'exec', script, tx: tx?.id });
     },
+    afterCommit: tx ? (callback) => tx.committed.add(callback) : runAtOnce,
   };
 }
 
@@ -67,15 +69,22 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database 
     engine: 'pglite',
     ...sqlOn(thread),
     async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-      const tx = (await thread.call({ op: 'begin' })) as number;
+      const tx = { id: (await thread.call({ op: 'begin' })) as number, committed: new CommitCallbacks() };
       let result: T;
       try {
         result = await work(sqlOn(thread, tx));
       } catch (error) {
-        await thread.call({ op: 'end', tx, commit: false }).catch(() => undefined);
+        await thread.call({ op: 'end', tx: tx.id, commit: false }).catch(() => undefined);
         throw error;
       }
-      await thread.call({ op: 'end', tx, commit: true });
+      try {
+        await thread.call({ op: 'end', tx: tx.id, commit: true });
+      } catch (error) {
+        // Whether a failed COMMIT committed is unknown to us here: forgetting is always safe.
+        tx.committed.runQuietly();
+        throw error;
+      }
+      tx.committed.run();
       return result;
     },
     // In-process notifications cannot be lost (the thread dying stops the process), so the state never changes.

@@ -15,6 +15,14 @@ export interface Sql {
   query<R extends Row = Row>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Runs a script of one or more statements without parameters (migrations). */
   exec(script: string): Promise<void>;
+  /**
+   * Runs `callback` once what this `Sql` wrote is committed: after COMMIT and before `transaction()` resolves, inside
+   * a transaction (never, when it rolls back); at once outside one, where every statement commits on its own. For
+   * in-memory caches that must forget what a change made stale before the change is answered. Callbacks must not
+   * throw; if one does, the others still run and `transaction()` rejects with its error although the change is
+   * committed.
+   */
+  afterCommit(callback: () => void): void;
 }
 
 /** Which engine is behind the port; only tests and benchmarks should care. */

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CommitCallbacks, runAtOnce } from './commit-callbacks.ts';
 import type { Database, Row, Sql } from './port.ts';
 import { listenOnPostgres } from './postgres-listener.ts';
 
@@ -13,7 +14,7 @@ export interface PostgresOptions {
 const typeParsers = new pg.TypeOverrides();
 typeParsers.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
-function sqlOf(client: pg.Pool | pg.PoolClient): Sql {
+function sqlOf(client: pg.Pool | pg.PoolClient, committed?: CommitCallbacks): Sql {
   return {
     async query<R extends Row = Row>(text: string, params: readonly unknown[] = []): Promise<R[]> {
       const result = await client.query<R>(text, params as unknown[]);
@@ -23,6 +24,7 @@ function sqlOf(client: pg.Pool | pg.PoolClient): Sql {
       // Without parameters `pg` uses the simple query protocol, which accepts several statements.
       await client.query(script);
     },
+    afterCommit: committed ? (callback) => committed.add(callback) : runAtOnce,
   };
 }
 
@@ -44,17 +46,24 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
     ...sqlOf(pool),
     async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      const committed = new CommitCallbacks();
+      let result: T;
+      let committing = false;
       try {
         await client.query('BEGIN');
-        const result = await work(sqlOf(client));
+        result = await work(sqlOf(client, committed));
+        committing = true;
         await client.query('COMMIT');
-        return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
+        // A COMMIT that failed on the way (a lost connection) may still have committed: forgetting is always safe.
+        if (committing) committed.runQuietly();
         throw error;
       } finally {
         client.release();
       }
+      committed.run();
+      return result;
     },
     pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     listen: (channel, onMessage, onState) => listenOnPostgres(options.connectionString, channel, onMessage, onState),
