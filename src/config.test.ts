@@ -45,6 +45,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ KGATE_METRICS_PORT: '0', KGATE_METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ host: '0.0.0.0', port: 0 });
   });
 
+  it('keeps 32 MiB of note bodies in memory unless KGATE_NOTE_CACHE_MB says otherwise (0: none)', () => {
+    expect(loadConfig({}).noteCacheBytes).toBe(32 * 1024 * 1024);
+    expect(loadConfig({ KGATE_NOTE_CACHE_MB: '0' }).noteCacheBytes).toBe(0);
+    expect(loadConfig({ KGATE_NOTE_CACHE_MB: '256' }).noteCacheBytes).toBe(256 * 1024 * 1024);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(8787);
   });
@@ -66,6 +72,8 @@ describe('loadConfig', () => {
     [{ KGATE_MAX_CONNECTIONS: 'many' }, 'KGATE_MAX_CONNECTIONS'],
     [{ KGATE_METRICS_PORT: '70000' }, 'KGATE_METRICS_PORT'],
     [{ KGATE_METRICS_PORT: 'ninety' }, 'KGATE_METRICS_PORT'],
+    [{ KGATE_NOTE_CACHE_MB: '-1' }, 'KGATE_NOTE_CACHE_MB'],
+    [{ KGATE_NOTE_CACHE_MB: '1.5' }, 'KGATE_NOTE_CACHE_MB'],
   ])('names the variable in the error for %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);

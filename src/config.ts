@@ -31,6 +31,8 @@ const EnvSchema = z.object({
   // Unset: no metrics endpoint. It has its own port so that it is never reachable where the API is published.
   KGATE_METRICS_PORT: port.optional(),
   KGATE_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  // Note bodies kept in memory for reads, in MiB; 0 keeps none (docs/operations.md, "Memory").
+  KGATE_NOTE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(32),
 });
 
 /** The typed configuration of one kgate process, parsed once at start-up. */
@@ -54,6 +56,8 @@ export interface Config {
   };
   /** `GET /metrics` on its own port (docs/operations.md); undefined: not served. */
   metrics: { host: string; port: number } | undefined;
+  /** Bytes of note bodies a gateway keeps in memory for reads (KGATE_NOTE_CACHE_MB). */
+  noteCacheBytes: number;
   oauth: {
     /**
      * Development only: fetch OAuth client ID metadata documents from loopback and private addresses. Off by default,
@@ -103,6 +107,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: e.KGATE_SHUTDOWN_GRACE_MS,
     http: { keepAliveTimeoutMs: e.KGATE_KEEP_ALIVE_TIMEOUT_MS, maxConnections: e.KGATE_MAX_CONNECTIONS },
     metrics: e.KGATE_METRICS_PORT === undefined ? undefined : { host: e.KGATE_METRICS_HOST, port: e.KGATE_METRICS_PORT },
+    noteCacheBytes: e.KGATE_NOTE_CACHE_MB * 1024 * 1024,
     oauth: { allowPrivateClientMetadata: e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1' },
   };
 }

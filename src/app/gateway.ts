@@ -1,7 +1,6 @@
 import { publicBaseUrl, type Config } from '../config.ts';
 import type { Database } from '../db/port.ts';
 import type { ClientMetadataFetch } from '../domains/oauth/index.ts';
-import type { CredentialCache } from '../domains/tokens/index.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
@@ -16,26 +15,58 @@ import { startMaintenance } from './maintenance.ts';
 import { createServices, type Services } from './services.ts';
 import { VERSION } from './version.ts';
 
+/** A cache that forgets what a notification names, and must be off while notifications may be missed. */
+interface NotifiedCache {
+  forget(payload: string): void;
+  setEnabled(enabled: boolean): void;
+}
+
 /**
- * Keeps the credential cache true to the database: changes made by any process arrive as notifications (migration
- * 0003) and make the cache forget the account; while notifications may be missed, the cache is off.
+ * Keeps caches true to the database: changes made by any process arrive as notifications on `channel` and make the
+ * caches forget what they name; while notifications may be missed, the caches are off. `what` names the
+ * notifications in the log.
  */
-async function listenForCredentialChanges(
-  db: Database,
-  caches: readonly CredentialCache[],
-  logger: Logger,
-): Promise<() => Promise<void>> {
+async function listenForChanges(db: Database, channel: string, what: string, caches: readonly NotifiedCache[], logger: Logger): Promise<() => Promise<void>> {
   const stop = await db.listen(
-    'kgate_credentials',
-    (accountId) => caches.forEach((cache) => cache.forgetAccount(accountId)),
+    channel,
+    (payload) => caches.forEach((cache) => cache.forget(payload)),
     (listening) => {
       caches.forEach((cache) => cache.setEnabled(listening));
-      if (listening) logger.info('credential notifications restored; caching credentials again');
-      else logger.warn('credential notifications lost; every request reads credentials from the database until they return');
+      if (listening) logger.info({ channel }, `${what} notifications restored; caching again`);
+      else logger.warn({ channel }, `${what} notifications lost; every request reads from the database until they return`);
     },
   );
   caches.forEach((cache) => cache.setEnabled(true));
   return stop;
+}
+
+/**
+ * Listens for credential changes (migration 0003) and for changes of vaults, mappings and roles (migration 0007),
+ * each on its own channel; resolves once both listen, and returns a function that stops both.
+ */
+async function listenForCacheNotices(db: Database, services: Services, logger: Logger): Promise<() => Promise<void>> {
+  const credentials = services.credentialCaches.map((cache) => ({
+    forget: (accountId: string) => cache.forgetAccount(accountId),
+    setEnabled: (enabled: boolean) => cache.setEnabled(enabled),
+  }));
+  const stopCredentials = await listenForChanges(db, 'kgate_credentials', 'credential', credentials, logger);
+  try {
+    const authority = services.authorityCache;
+    const stopVaults = await listenForChanges(
+      db,
+      'kgate_vaults',
+      'vault',
+      [{ forget: (payload) => authority.forgetNotice(payload), setEnabled: (enabled) => authority.setEnabled(enabled) }],
+      logger,
+    );
+    return async () => {
+      await stopVaults();
+      await stopCredentials();
+    };
+  } catch (error) {
+    await stopCredentials();
+    throw error;
+  }
 }
 
 /**
@@ -111,13 +142,14 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     publicBase: () => base.url,
     allowPrivateClientMetadata: config.oauth.allowPrivateClientMetadata,
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
+    noteCacheBytes: config.noteCacheBytes,
   });
-  // Listen for credential changes before serving: a gateway that cannot must fail at start, not serve without them.
   if (metrics) {
     for (const [name, cache] of Object.entries(services.caches)) metrics.addCache(name, () => cache.counts());
     if (db.pool) metrics.addPool(() => db.pool!());
   }
-  const stopListening = await listenForCredentialChanges(db, services.credentialCaches, logger);
+  // Listen for changes before serving: a gateway that cannot must fail at start, not serve without them.
+  const stopListening = await listenForCacheNotices(db, services, logger);
   const router: { handler?: NodeHandler } = {};
   let server: RunningServer;
   try {

@@ -2,7 +2,8 @@ import type { Database } from '../db/port.ts';
 import { createAccountsService, type AccountsService } from '../domains/accounts/index.ts';
 import { createGraphService, type GraphService } from '../domains/graph/index.ts';
 import { createIdempotencyService, type IdempotencyService } from '../domains/idempotency/index.ts';
-import { createNotesService, type NotesService } from '../domains/notes/index.ts';
+import { DEFAULT_NOTE_CACHE_BYTES, createNoteBodyCache, type NoteBodyCache, type NotesService } from '../domains/notes/index.ts';
+import { createNotesService } from '../domains/notes/index.ts';
 import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, type OAuthService } from '../domains/oauth/index.ts';
 import { createOnboardingService, type OnboardingService } from '../domains/onboarding/index.ts';
 import { createProvenanceService, type ProvenanceService } from '../domains/provenance/index.ts';
@@ -16,7 +17,7 @@ import {
   type TokensService,
 } from '../domains/tokens/index.ts';
 import { createUsageService, type UsageService } from '../domains/usage/index.ts';
-import { createVaultsService, type VaultsService } from '../domains/vaults/index.ts';
+import { createAuthorityCache, createVaultsService, type AuthorityCache, type VaultsService } from '../domains/vaults/index.ts';
 import { createWorkspacesService, type WorkspacesService } from '../domains/workspaces/index.ts';
 import { systemClock, type Clock } from '../kernel/clock.ts';
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
@@ -41,6 +42,12 @@ export interface Services {
    * listens for credential notifications.
    */
   credentialCaches: readonly CredentialCache[];
+  /**
+   * Authority over mappings and vaults' content versions in memory; enabled only by a gateway that listens for vault
+   * notifications. Note bodies are kept by content version and need no notice.
+   */
+  authorityCache: AuthorityCache;
+  noteBodies: NoteBodyCache;
   /** The in-memory caches by the name the operator's metrics give them. */
   caches: Readonly<Record<string, { counts(): { hits: number; misses: number } }>>;
 }
@@ -53,6 +60,8 @@ export interface ServiceOptions {
   fetchClientMetadata?: ClientMetadataFetch;
   /** Development only: let client ID metadata documents live on loopback or private addresses. */
   allowPrivateClientMetadata?: boolean;
+  /** Bytes of note bodies kept in memory (DEFAULT_NOTE_CACHE_BYTES); 0 keeps none. */
+  noteCacheBytes?: number;
 }
 
 /** Wires every domain service over one database. */
@@ -67,10 +76,12 @@ export function createServices(
   const accounts = createAccountsService(db, {
     onAccessChanged: (accountId) => credentialCaches.forEach((cache) => cache.forgetAccount(accountId)),
   });
-  const workspaces = createWorkspacesService(db);
-  const vaults = createVaultsService(db, workspaces);
+  const authorityCache = createAuthorityCache();
+  const noteBodies = createNoteBodyCache(options.noteCacheBytes ?? DEFAULT_NOTE_CACHE_BYTES);
+  const workspaces = createWorkspacesService(db, { onRolesChanged: (workspaceId) => authorityCache.forgetWorkspace(workspaceId) });
+  const vaults = createVaultsService(db, workspaces, authorityCache);
   const idempotency = createIdempotencyService(db);
-  const notes = createNotesService(db, vaults);
+  const notes = createNotesService(db, vaults, { bodies: noteBodies, onContentChanged: (vaultId) => authorityCache.forgetVault(vaultId) });
   const tokens = createTokensService(db, clock, credentialCache);
   const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
   const usage = createUsageService(db);
@@ -85,6 +96,29 @@ export function createServices(
       options.fetchClientMetadata ?? createGuardedFetch({ allowPrivateAddresses: options.allowPrivateClientMetadata ?? false }),
     cache: oauthCache,
   });
-  const caches = { personal_access_tokens: credentialCache, oauth_access_tokens: oauthCache };
-  return { accounts, workspaces, vaults, notes, tokens, onboarding, idempotency, usage, provenance, search, graph, sessions, oauth, credentialCaches, caches };
+  const caches = {
+    personal_access_tokens: credentialCache,
+    oauth_access_tokens: oauthCache,
+    mapping_authority: authorityCache,
+    note_bodies: noteBodies,
+  };
+  return {
+    accounts,
+    workspaces,
+    vaults,
+    notes,
+    tokens,
+    onboarding,
+    idempotency,
+    usage,
+    provenance,
+    search,
+    graph,
+    sessions,
+    oauth,
+    credentialCaches,
+    authorityCache,
+    noteBodies,
+    caches,
+  };
 }

@@ -1,9 +1,7 @@
-import type { Database } from '../../db/port.ts';
 import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
-import type { VaultsService } from '../vaults/index.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
-import { runTransaction, type TransactionInput } from './transactions.ts';
+import { runTransaction, type NoteWriteDeps, type TransactionInput } from './transactions.ts';
 
 /** Input of `createOrAppend`: one note and the text to add. */
 export type CreateOrAppendInput = Omit<TransactionInput, 'actions'> & {
@@ -24,7 +22,7 @@ export function appendedContent(current: string, addition: string): string {
  * preview learns the current hash itself; applying to an existing note needs the caller's expectedHash.
  */
 export async function createOrAppend(
-  deps: { db: Database; vaults: VaultsService },
+  deps: NoteWriteDeps,
   input: CreateOrAppendInput,
 ): Promise<TransactionResult> {
   const { path, addition, expectedHash: given, ...transaction } = input;

@@ -2,7 +2,9 @@
 export { MAX_NOTE_BYTES, NoteSchema, NoteSummarySchema } from './contract.ts';
 export type { ImportBatchResult, ImportOutcome, ImportedFile, Note, NoteSummary } from './contract.ts';
 export { MAX_IMPORT_BATCH, createNotesService } from './service.ts';
-export type { NotesService } from './service.ts';
+export type { NotesService, NotesServiceOptions } from './service.ts';
+export { DEFAULT_NOTE_CACHE_BYTES, createNoteBodyCache } from './body-cache.ts';
+export type { NoteBodyCache } from './body-cache.ts';
 export { noteTitle } from './title.ts';
 export { MAX_FRONTMATTER_ERRORS, MAX_FRONTMATTER_SCAN } from './frontmatter-scan.ts';
 export type { FrontmatterScan } from './frontmatter-scan.ts';

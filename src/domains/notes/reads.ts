@@ -4,6 +4,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import type { VaultsService } from '../vaults/index.ts';
+import type { NoteBodyCache } from './body-cache.ts';
 import type { Note, NoteSummary } from './contract.ts';
 import { assertReadableBodies } from './policy.ts';
 import * as store from './store.ts';
@@ -32,16 +33,20 @@ function boundedLimit(limit: number | undefined, max: number): number {
   return limit;
 }
 
-/** Read use cases of hosted notes. */
-export function createNoteReads(db: Database, vaults: VaultsService) {
+/** Read use cases of hosted notes; `bodies` serves notes read again at the same content version from memory. */
+export function createNoteReads(db: Database, vaults: VaultsService, bodies: NoteBodyCache) {
   return {
     /** One note with its content; `not_found` when absent. Bodies of device-encrypted mappings are refused. */
     async readNote(actor: Actor, mappingId: string, path: string): Promise<Note> {
-      const canonical = normalizeNotePath(path);
-      const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
+      const pathKey = notePathKey(normalizeNotePath(path));
+      // The version first: a body read after it is of that version or later (see body-cache.ts).
+      const { mapping, contentVersion } = await vaults.resolveHostedVault(actor.accountId, mappingId, 'read');
       assertReadableBodies(mapping);
-      const note = await store.findNote(db, mapping.vaultId, notePathKey(canonical));
+      const cached = bodies.get(mapping.vaultId, pathKey, contentVersion);
+      if (cached) return cached;
+      const note = await store.findNote(db, mapping.vaultId, pathKey);
       if (!note) throw new KgateError('not_found', 'There is no note at this path.');
+      bodies.set(mapping.vaultId, pathKey, contentVersion, note);
       return note;
     },
 

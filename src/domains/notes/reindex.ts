@@ -18,7 +18,7 @@ async function staleNotes(sql: Sql, limit: number): Promise<Array<{ id: string; 
  * Takes the vault lock first, as every writer does, so it never deadlocks with one and never derives from content
  * that a writer is replacing. Content, revision and update time are untouched: this is not a change of the note.
  */
-async function rederive(db: Database, vaultId: string, ids: readonly string[]): Promise<number> {
+async function rederive(db: Database, vaultId: string, ids: readonly string[], onContentChanged: (vaultId: string) => void): Promise<number> {
   return db.transaction(async (tx) => {
     await lockVault(tx, vaultId);
     const rows = await tx.query<{ id: string; content: string }>(
@@ -27,6 +27,7 @@ async function rederive(db: Database, vaultId: string, ids: readonly string[]): 
     );
     if (rows.length === 0) return 0;
     const version = await bumpContentVersion(tx, vaultId);
+    tx.afterCommit(() => onContentChanged(vaultId));
     const entries = rows.map((row) => ({ id: row.id, entry: deriveNoteIndex(row.content) }));
     await tx.query(
       `UPDATE notes n SET search_text = u.search_text, tag_keys = ARRAY(SELECT jsonb_array_elements_text(u.tags)),
@@ -45,7 +46,11 @@ async function rederive(db: Database, vaultId: string, ids: readonly string[]): 
  * search text or links) or by an older parser. Runs in batches until none is left or `shouldStop` says so;
  * returns how many notes it re-derived.
  */
-export async function reindexStaleNotes(db: Database, shouldStop: () => boolean = () => false): Promise<number> {
+export async function reindexStaleNotes(
+  db: Database,
+  onContentChanged: (vaultId: string) => void,
+  shouldStop: () => boolean = () => false,
+): Promise<number> {
   let total = 0;
   while (!shouldStop()) {
     const batch = await staleNotes(db, REINDEX_BATCH);
@@ -53,7 +58,7 @@ export async function reindexStaleNotes(db: Database, shouldStop: () => boolean 
     const byVault = new Map<string, string[]>();
     for (const row of batch) byVault.set(row.vault_id, [...(byVault.get(row.vault_id) ?? []), row.id]);
     let done = 0;
-    for (const [vaultId, ids] of byVault) done += await rederive(db, vaultId, ids);
+    for (const [vaultId, ids] of byVault) done += await rederive(db, vaultId, ids, onContentChanged);
     total += done;
   }
   return total;

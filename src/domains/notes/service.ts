@@ -7,6 +7,7 @@ import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
 import { MAX_NOTE_BYTES, type ImportBatchResult, type ImportedFile, type Note } from './contract.ts';
 import { createFrontmatterScan, type FrontmatterScan } from './frontmatter-scan.ts';
+import { createNoteBodyCache, type NoteBodyCache } from './body-cache.ts';
 import { createNoteReads, type NoteReads } from './reads.ts';
 import { reindexStaleNotes } from './reindex.ts';
 import * as store from './store.ts';
@@ -93,13 +94,23 @@ function isUnchanged(before: { path: string; contentHash: string } | undefined, 
   return before !== undefined && before.contentHash === write.contentHash && before.path === write.path;
 }
 
+/** What the notes service keeps in memory, and whom it tells of its changes. */
+export interface NotesServiceOptions {
+  /** Bodies of notes read again at the same content version (default: the default budget). */
+  bodies?: NoteBodyCache;
+  /** Called once a change of a vault's notes committed, before it is answered (the authority cache forgets it). */
+  onContentChanged: (vaultId: string) => void;
+}
+
 /** Builds the notes service. */
-export function createNotesService(db: Database, vaults: VaultsService): NotesService {
+export function createNotesService(db: Database, vaults: VaultsService, options: NotesServiceOptions): NotesService {
+  const { onContentChanged } = options;
+  const deps = { db, vaults, onContentChanged };
   return {
-    ...createNoteReads(db, vaults),
+    ...createNoteReads(db, vaults, options.bodies ?? createNoteBodyCache()),
     ...createFrontmatterScan(db, vaults),
-    runTransaction: (input) => runTransaction({ db, vaults }, input),
-    createOrAppend: (input) => createOrAppend({ db, vaults }, input),
+    runTransaction: (input) => runTransaction(deps, input),
+    createOrAppend: (input) => createOrAppend(deps, input),
     async importNotes(actor, mappingId, files, options = {}) {
       if (files.length > MAX_IMPORT_BATCH) {
         throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);
@@ -147,6 +158,7 @@ export function createNotesService(db: Database, vaults: VaultsService): NotesSe
         }
         if (!options.dryRun) {
           await store.upsertNotes(tx, mapping.vaultId, writes);
+          tx.afterCommit(() => onContentChanged(mapping.vaultId));
           await appendEvents(tx, events);
         }
         return result;
@@ -162,7 +174,7 @@ export function createNotesService(db: Database, vaults: VaultsService): NotesSe
         after = page[page.length - 1]!.path;
       }
     },
-    reindexStale: (shouldStop) => reindexStaleNotes(db, shouldStop),
+    reindexStale: (shouldStop) => reindexStaleNotes(db, onContentChanged, shouldStop),
     async refreshStatistics() {
       await db.exec('ANALYZE notes');
     },

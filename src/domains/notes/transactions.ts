@@ -19,6 +19,14 @@ import {
   type TransactionResult,
 } from './transaction-contract.ts';
 
+/** What note writers need besides their input. */
+export interface NoteWriteDeps {
+  db: Database;
+  vaults: VaultsService;
+  /** Called once a change of the vault's notes committed, before it is answered: caches forget the vault. */
+  onContentChanged: (vaultId: string) => void;
+}
+
 /** Input of a note transaction (single-note writes and deletes are transactions of one action). */
 export interface TransactionInput {
   actor: Actor;
@@ -191,7 +199,7 @@ function failure(planned: readonly PlannedAction[]): KgateError | undefined {
  * hash, missing precondition, missing note, a rewrite it may not make), writes trash copies before removing notes
  * and records one provenance event per change, all in that one database transaction.
  */
-export async function runTransaction(deps: { db: Database; vaults: VaultsService }, input: TransactionInput): Promise<TransactionResult> {
+export async function runTransaction(deps: NoteWriteDeps, input: TransactionInput): Promise<TransactionResult> {
   const actions = canonicalize(input.actions);
   if (input.dryRun) {
     const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
@@ -209,6 +217,7 @@ export async function runTransaction(deps: { db: Database; vaults: VaultsService
   const refused = failure(planned);
   if (refused) throw refused;
   await execute(tx, mapping, planned, input.actor.accountId);
+  tx.afterCommit(() => deps.onContentChanged(mapping.vaultId));
   await appendEvents(tx, eventsOf(planned, mapping, input));
   return { mappingId: mapping.id, dryRun: false, applied: true, actions: planned.map((p) => p.result) };
 }

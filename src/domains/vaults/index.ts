@@ -5,3 +5,5 @@ export { mappingWriteSummary, noteChangeRefusal } from './policy.ts';
 export type { MappingWriteSummary, NoteChangeCapability } from './policy.ts';
 export { createVaultsService } from './service.ts';
 export type { CreateHostedVaultInput, VaultsService } from './service.ts';
+export { AUTHORITY_CACHE_MAX_AGE_MS, createAuthorityCache } from './authority-cache.ts';
+export type { AuthorityCache, MappingAuthority } from './authority-cache.ts';

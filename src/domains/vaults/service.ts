@@ -5,6 +5,7 @@ import type { Plan } from '../../kernel/principal.ts';
 import { entitlementsOf } from '../accounts/index.ts';
 import type { WorkspacesService } from '../workspaces/index.ts';
 import { MAX_VAULT_NAME_LENGTH, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags } from './contract.ts';
+import type { AuthorityCache } from './authority-cache.ts';
 import { mayAccessMapping, permissionFor } from './policy.ts';
 import * as store from './store.ts';
 
@@ -59,13 +60,27 @@ function isHosted(mapping: Mapping): mapping is HostedMapping {
   return mapping.provider === 'hosted' && mapping.vaultId !== null;
 }
 
-/** Builds the vaults service; workspace roles decide authority. */
-export function createVaultsService(db: Database, workspaces: WorkspacesService): VaultsService {
+/**
+ * Builds the vaults service; workspace roles decide authority. Outside a transaction, authority and content versions
+ * come from `cache` when it holds them; inside one (a write checking again under the vault lock) always from the
+ * database.
+ */
+export function createVaultsService(db: Database, workspaces: WorkspacesService, cache: AuthorityCache): VaultsService {
   const unknownMapping = () => new KgateError('not_found', 'The mapping does not exist.');
+
+  async function findForCaller(sql: Sql, mappingId: string, accountId: string) {
+    if (sql !== db) return store.findMappingForCaller(sql, mappingId, accountId);
+    const cached = cache.get(accountId, mappingId);
+    if (cached) return cached;
+    const readAt = cache.generation();
+    const found = await store.findMappingForCaller(db, mappingId, accountId);
+    if (found?.role !== undefined) cache.set(accountId, mappingId, { mapping: found.mapping, role: found.role, contentVersion: found.contentVersion }, readAt);
+    return found;
+  }
 
   async function resolveMapping(accountId: string, mappingId: string, access: MappingAccess, sql: Sql = db) {
     if (!isUuid(mappingId)) throw unknownMapping();
-    const found = await store.findMappingForCaller(sql, mappingId, accountId);
+    const found = await findForCaller(sql, mappingId, accountId);
     // A non-member learns nothing, not even that the mapping exists.
     if (!found || found.role === undefined) throw unknownMapping();
     if (!mayAccessMapping(found.role, access)) {
@@ -117,6 +132,7 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService)
     },
     async updateMappingFlags(mappingId, flags) {
       if (!isUuid(mappingId) || !(await store.updateMappingFlags(db, mappingId, flags))) throw unknownMapping();
+      cache.forgetMapping(mappingId);
       return (await store.findMapping(db, mappingId))!;
     },
     async setMcpNoteChanges(accountId, mappingId, on) {
@@ -124,6 +140,7 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService)
       // Workspace admins manage vaults, but this switch is the owner's own decision (spec 3.1).
       if (!mapping || mapping.ownerAccountId !== accountId) throw unknownMapping();
       if (!(await store.updateMappingFlags(db, mappingId, { allowMcpNoteChanges: on }))) throw unknownMapping();
+      cache.forgetMapping(mappingId);
       return (await store.findMapping(db, mappingId)) ?? Promise.reject(unknownMapping());
     },
     async resolveHostedMapping(accountId, mappingId, access, sql = db) {

@@ -18,8 +18,14 @@ export interface WorkspacesService {
   authorize(accountId: string, workspaceId: string, permission: WorkspacePermission, sql?: Sql): Promise<WorkspaceRole>;
 }
 
+/** Whom the workspaces service tells of its changes. */
+export interface WorkspacesServiceOptions {
+  /** Called once a member's role changed (committed): caches of authority forget the workspace. */
+  onRolesChanged?: (workspaceId: string) => void;
+}
+
 /** Builds the workspaces service. */
-export function createWorkspacesService(db: Database): WorkspacesService {
+export function createWorkspacesService(db: Database, options: WorkspacesServiceOptions = {}): WorkspacesService {
   return {
     async ensureOwnedWorkspace(accountId, name, sql = db) {
       const owned = (await store.listWorkspacesOf(sql, accountId)).find((w) => w.role === 'owner');
@@ -29,7 +35,10 @@ export function createWorkspacesService(db: Database): WorkspacesService {
       return { workspace: { id, name, role: 'owner', createdAt: new Date() }, created: true };
     },
     listWorkspaces: (accountId) => store.listWorkspacesOf(db, accountId),
-    setMemberRole: (workspaceId, accountId, role) => store.upsertMember(db, workspaceId, accountId, role),
+    async setMemberRole(workspaceId, accountId, role) {
+      await store.upsertMember(db, workspaceId, accountId, role);
+      options.onRolesChanged?.(workspaceId);
+    },
     async authorize(accountId, workspaceId, permission, sql = db) {
       const role = await store.findRole(sql, workspaceId, accountId);
       if (role === undefined) throw new KgateError('not_found', 'The workspace does not exist.');
