@@ -1,7 +1,8 @@
 /**
  * HTTP throughput: requests per second and latency of the real `kgate serve` under 50 concurrent connections, on
- * embedded PGlite and on server PostgreSQL, for reading a note and for a 10-action note transaction (previewed and
- * applied), each beside a hello-world route (`GET /healthz`) of the same server measured in the same run.
+ * embedded PGlite and on server PostgreSQL, for reading a note (REST, and MCP `get_note_content`), searching,
+ * MCP `tools/list` and a 10-action note transaction (previewed and applied), each beside a hello-world route
+ * (`GET /healthz`) of the same server measured in the same run; then one JSON-RPC batch of 10,000 calls.
  *
  * Per database: a fresh installation set up with `kgate admin bootstrap --json`, the account's REST allowances
  * raised (see `http/installation.ts`), `kgate serve` started as a child process, 10 seed notes written through the
@@ -27,6 +28,7 @@ import {
   type Bootstrapped,
   type EngineName,
 } from './http/installation.ts';
+import { measureBigBatch, type BigBatchResult } from './http/big-batch.ts';
 import { measureScenario, standardLoad, type LoadOptions, type Measurement } from './http/load.ts';
 import { httpThroughputReport } from './http/report.ts';
 import { measureReservations, type ReservationRates } from './http/reservations.ts';
@@ -54,6 +56,8 @@ export interface EngineResult {
   reservations: ReservationRates;
   /** Request lines in the server log. */
   requestLogLines: number;
+  /** One JSON-RPC batch of 10,000 calls, sent after the rows. */
+  bigBatch: BigBatchResult;
 }
 
 /** The whole benchmark's result. */
@@ -130,6 +134,7 @@ async function runEngine(
   log(`  ${engine}: kgate serve (pid ${server.pid}) at ${server.url}, ${boot.seeded} demo notes`);
   const measurements: Measurement[] = [];
   let list: Scenario[];
+  let bigBatch: BigBatchResult;
   try {
     const target: Target = {
       token: boot.token,
@@ -150,6 +155,9 @@ async function runEngine(
         );
       }
     }
+    bigBatch = await measureBigBatch(server.url, boot.token);
+    log(`  ${engine} batch of 10,000: ${bigBatch.status} in at most ${Math.round(bigBatch.worstMs)} ms; healthz worst ${Math.round(bigBatch.newConnectionMs.max)} ms`);
+    if (bigBatch.newConnectionMs.failed > 0) failures.push(`${engine} big batch: ${bigBatch.newConnectionMs.failed} health probes failed`);
   } finally {
     await server.stop();
   }
@@ -188,7 +196,7 @@ async function runEngine(
   } finally {
     await opened.close();
   }
-  return { engine, version, measurements, roundTrips, reservations, requestLogLines };
+  return { engine, version, measurements, roundTrips, reservations, requestLogLines, bigBatch };
 }
 
 /** Runs the benchmark on PGlite (fresh data directory) and PostgreSQL (fresh scratch database; skipped when unreachable). */

@@ -97,7 +97,7 @@ export interface Reader {
 }
 
 /**
- * Raises the REST allowances of the bootstrapped account far above what a benchmark can use, so that no request
+ * Raises the REST and MCP allowances of the bootstrapped account far above what a benchmark can use, so that no request
  * is refused with `rate_limited`, and makes `extra` more accounts the way `kgate admin bootstrap --email` does
  * (each with its own workspace, demo vault and token), with the same allowances. Reservation still runs on every
  * request (the counters are updated); only the limits change. Opens the database from this process, so it runs
@@ -107,7 +107,7 @@ export async function prepareAccounts(env: Record<string, string>, owner: Bootst
   const opened = await openInstallation(env);
   try {
     const services = createServices(opened.db);
-    const overrides = { restOperationsPerMinute: limit, restOperationsPerMonth: limit };
+    const overrides = { restOperationsPerMinute: limit, restOperationsPerMonth: limit, mcpOperationsPerMinute: limit, mcpOperationsPerMonth: limit };
     await services.accounts.setAllowanceOverrides(owner.accountId, overrides);
     const readers: Reader[] = [{ accountId: owner.accountId, token: owner.token, mappingId: owner.mappingId }];
     for (let k = 1; k <= extra; k++) {

@@ -1,5 +1,6 @@
 /** One autocannon measurement of one scenario: a warm-up that is thrown away, then the measured run. */
-import { request } from 'node:http';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import autocannon from 'autocannon';
 import { cpuBetween, readCpu, type CpuUse } from './cpu.ts';
 import type { Scenario } from './scenarios.ts';
@@ -83,33 +84,50 @@ async function fire(url: string, scenario: LoadScenario<string>, connections: nu
   });
 }
 
-/** `GET /healthz` on a connection of its own (no keep-alive agent); resolves with the milliseconds to the whole answer. */
-function probeNewConnection(url: string): Promise<number> {
+/**
+ * The prober's code: every `interval` ms, `GET /healthz` on a connection of its own (no keep-alive agent), printing
+ * the milliseconds to the whole answer, or `fail`, one line each. It runs in a process of its own, so that the load
+ * generator's busy event loop does not delay the probes and their timing is the server's alone.
+ */
+const PROBER = `
+const { request } = require('node:http');
+const [url, interval] = [process.argv[1], Number(process.argv[2])];
+let pending = 0;
+const counted = (run) => () => { pending++; run(() => pending--); };
+const timer = setInterval(counted(probeThen), interval);
+function probeThen(done) {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/healthz`, { agent: false, timeout: 30_000 }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
+  const req = request(url + '/healthz', { agent: false, timeout: 30000 }, (res) => {
+    res.resume();
+    res.on('end', () => { console.log(res.statusCode === 200 ? String(performance.now() - started) : 'fail'); done(); });
   });
+  req.on('timeout', () => req.destroy(new Error('timeout')));
+  req.on('error', () => { console.log('fail'); done(); });
+  req.end();
 }
+counted(probeThen)();
+// Stopped: no new probe, but those under way are waited for, so that a slow answer is counted, not lost.
+process.on('SIGTERM', () => {
+  clearInterval(timer);
+  const exitWhenDone = () => (pending === 0 ? process.exit(0) : setTimeout(exitWhenDone, 5));
+  exitWhenDone();
+});
+`;
 
-/** Probes new connections every `intervalMs` until `done` resolves; failed probes are counted separately. */
-async function probeWhile(url: string, done: Promise<unknown>, intervalMs: number): Promise<{ ms: number[]; failed: number }> {
-  const ms: number[] = [];
-  let failed = 0;
-  let finished = false;
-  void done.finally(() => (finished = true));
-  const pending: Promise<void>[] = [];
-  while (!finished) {
-    pending.push(probeNewConnection(url).then((t) => void ms.push(t), () => void failed++));
-    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, intervalMs))]);
-  }
-  await Promise.all(pending);
-  return { ms, failed };
+/** A prober process: `stop()` ends it and resolves with the probes' times (ms) and the number that failed. */
+export function startProber(url: string, intervalMs: number): { stop(): Promise<{ ms: number[]; failed: number }> } {
+  const child = spawn(process.execPath, ['-e', PROBER, url, String(intervalMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const closed = once(child, 'close');
+  return {
+    async stop() {
+      child.kill('SIGTERM');
+      await closed;
+      const lines = out.split('\n').filter(Boolean);
+      return { ms: lines.filter((l) => l !== 'fail').map(Number), failed: lines.filter((l) => l === 'fail').length };
+    },
+  };
 }
 
 /**
@@ -126,8 +144,9 @@ export async function measureScenario<K extends string>(
   await server.settle();
   const before = readCpu(server.pid);
   const from = Date.now();
-  const running = fire(url, scenario, options.connections, options.seconds);
-  const [run, probes] = await Promise.all([running, probeWhile(url, running, 500)]);
+  const prober = startProber(url, 500);
+  const run = await fire(url, scenario, options.connections, options.seconds);
+  const probes = await prober.stop();
   const to = Date.now();
   const cpu = cpuBetween(before, readCpu(server.pid));
   await server.settle();

@@ -6,12 +6,15 @@
  * - read: `GET /api/dev/notes/{category}/{filename}?mappingId=...`, one note of the demo vault, as JSON.
  * - read, many accounts: the same request, but each connection speaks for an account of its own (own token, own
  *   demo vault), so that requests do not share an account's usage counters.
+ * - search: `GET /api/dev/search?mappingId=...&query=offline sync`, ranked hits with snippets over the demo vault.
+ * - MCP `tools/list` and MCP `tools/call` of `get_note_content` (the read's note), on `POST /api/mcp`.
  * - preview: `POST /api/dev/transactions` with dryRun true: 10 write-note actions that update 10 existing notes
  *   (about 2 KB each) with their current hashes, so every request validates, looks up 10 hashes and diffs 10 notes.
  * - apply: the same route with dryRun false: 10 new notes under a folder of their own per request, and a unique
  *   Idempotency-Key per request (new notes need no expectedHash).
  */
 import type autocannon from 'autocannon';
+import { mcpHeaders, toolsCallBody, TOOLS_LIST_BODY, verifyNoteContent, verifyToolsList } from '../mcp/requests.ts';
 import { generateSyntheticVault } from '../vault-generator.ts';
 
 /** The notes a benchmark run writes before measuring, to preview updates of. */
@@ -22,7 +25,7 @@ export interface SeedNote {
 
 /** One measured request kind. */
 export interface Scenario {
-  key: 'hello' | 'read' | 'readMany' | 'preview' | 'apply';
+  key: 'hello' | 'read' | 'readMany' | 'search' | 'toolsList' | 'noteContent' | 'preview' | 'apply';
   /** How the table names it. */
   label: string;
   /** The request: one fixed request (method, path, headers, body), or autocannon `requests` built per request. */
@@ -43,6 +46,9 @@ export interface Scenario {
 
 /** The note every read scenario request reads (from examples/vault, seeded by `kgate admin bootstrap`). */
 export const READ_NOTE_PATH = 'Projects/Offline Sync.md';
+
+/** The words the search row looks for: READ_NOTE_PATH ranks first for them. */
+export const SEARCH_QUERY = 'offline sync';
 
 /** Actions per transaction. */
 export const TRANSACTION_ACTIONS = 10;
@@ -98,7 +104,7 @@ export interface Target {
   runId: string;
 }
 
-/** The four scenarios, in the order they run. */
+/** The scenarios, in the order they run. */
 export function scenarios(target: Target): Scenario[] {
   const auth = { authorization: `Bearer ${target.token}` };
   const json = { ...auth, 'content-type': 'application/json' };
@@ -145,6 +151,29 @@ export function scenarios(target: Target): Scenario[] {
         },
       },
       verify: verifyRead,
+    },
+    {
+      key: 'search',
+      label: `GET /api/dev/search (${SEARCH_QUERY})`,
+      options: { method: 'GET', path: `/api/dev/search?mappingId=${target.mappingId}&query=${encodeURIComponent(SEARCH_QUERY)}`, headers: auth },
+      verify: (body) => body.startsWith('{"results":[{') && body.includes(`"path":${JSON.stringify(READ_NOTE_PATH)}`) && body.includes('"snippet":'),
+    },
+    {
+      key: 'toolsList',
+      label: 'POST /api/mcp tools/list',
+      options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(target.token), body: TOOLS_LIST_BODY },
+      verify: verifyToolsList,
+    },
+    {
+      key: 'noteContent',
+      label: 'POST /api/mcp tools/call get_note_content',
+      options: {
+        method: 'POST',
+        path: '/api/mcp',
+        headers: mcpHeaders(target.token),
+        body: toolsCallBody('get_note_content', { mappingId: target.mappingId, path: READ_NOTE_PATH }),
+      },
+      verify: verifyNoteContent,
     },
     {
       key: 'preview',
