@@ -25,7 +25,7 @@ describe('hot reads from memory', () => {
     const response = await read(who, path, mappingId);
     return response.status === 200 ? response.body.content : response.status;
   };
-  const counts = (name: 'mapping_authority' | 'note_bodies') => gateway.services.caches[name]!.counts();
+  const counts = (name: 'mapping_authority' | 'note_bodies' | 'search_pages') => gateway.services.caches[name]!.counts();
   const vaultOf = (who: Caller) => who.owner.mapping.vaultId;
   /** Changes a stored body behind the gateway's back, as a process that does not announce it would. */
   const overwriteSilently = (who: Caller, path: string, content: string) =>
@@ -111,6 +111,18 @@ describe('hot reads from memory', () => {
     await expect(readHere('quiet/a.md')).rejects.toMatchObject({ code: 'device_encrypted' });
     await services.vaults.updateMappingFlags(caller.mappingId, { deviceEncrypted: false });
     expect(await readHere('quiet/a.md')).toBe('three\n');
+  });
+
+  it('a search repeated at the same content version is answered from memory; after a write, from the new content', async () => {
+    await seedNote(caller, 'memo/search.md', '# Findme\nthe word zanzibar\n');
+    const search = async (query: string) =>
+      (await caller.api.get<{ results: { path: string }[] }>('/search', { query: { mappingId: caller.mappingId, query } })).body.results.map((r) => r.path);
+    expect(await search('zanzibar')).toEqual(['memo/search.md']);
+    const hits = counts('search_pages').hits;
+    expect(await search('zanzibar')).toEqual(['memo/search.md']);
+    expect(counts('search_pages').hits).toBe(hits + 1);
+    await seedNote(caller, 'memo/search-2.md', 'zanzibar again\n');
+    expect((await search('zanzibar')).sort()).toEqual(['memo/search-2.md', 'memo/search.md']);
   });
 
   it("a mapping's switches changed here apply to the next request, and changed elsewhere once notified", async () => {

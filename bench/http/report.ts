@@ -12,6 +12,7 @@ const ROUTE_NAMES: Record<Scenario['key'], string> = {
   read: 'read a note: `GET /api/dev/notes/{category}/{filename}`',
   readMany: 'read a note, one account per connection: the same route',
   search: `search: \`GET /api/dev/search\` (\`${SEARCH_QUERY}\`)`,
+  searchVaried: 'search, a new query each time: the same route',
   toolsList: 'MCP `tools/list`: `POST /api/mcp`',
   noteContent: 'MCP `get_note_content`, the same note: `POST /api/mcp`',
   preview: `transaction preview: \`POST /api/dev/transactions\`, ${TRANSACTION_ACTIONS} updates, dryRun true`,
@@ -132,6 +133,7 @@ const READ_TARGETS: ReadonlyArray<{ key: Scenario['key']; share: number }> = [
   { key: 'read', share: 0.35 },
   { key: 'noteContent', share: 0.35 },
   { key: 'search', share: 0.35 },
+  { key: 'searchVaried', share: 0.35 },
   { key: 'toolsList', share: 0.6 },
 ];
 const READ_P99_TARGET_MS = 25;
@@ -205,7 +207,10 @@ export function httpThroughputReport(result: HttpThroughputResult): BenchmarkRep
       `${TRANSACTION_ACTIONS} "update" results with diffs; ${TRANSACTION_ACTIONS} "create" results), and after the run the vault must hold exactly ${TRANSACTION_ACTIONS} new notes ` +
       'per applied request; any error, non-2xx answer or wrong body fails the benchmark.',
     `- Read: \`${READ_NOTE_PATH}\` of the demo vault (1.8 KB) as JSON, through REST and through MCP \`get_note_content\`. Search: ` +
-      `\`${SEARCH_QUERY}\` over the demo vault, the first page of ranked hits with snippets. \`tools/list\`: kgate's whole tool list. Preview: ${TRANSACTION_ACTIONS} write-note actions updating ${TRANSACTION_ACTIONS} synthetic notes of about ` +
+      `\`${SEARCH_QUERY}\` over the demo vault, the first page of ranked hits with snippets; repeated, it is answered from the page cache ` +
+      '(the same request at the same content version). The varied search asks a new pair of frequent words with a new limit each time ' +
+      '(no repeat within the run), so every answer is ranked and cut from the index. ' +
+      `\`tools/list\`: kgate's whole tool list. Preview: ${TRANSACTION_ACTIONS} write-note actions updating ${TRANSACTION_ACTIONS} synthetic notes of about ` +
       '2 KB (one line changed, one paragraph added) with their current hashes: full validation, one hash lookup, ten diffs. Applied: ' +
       `${TRANSACTION_ACTIONS} new synthetic notes under a folder of their own per request, each request with a unique Idempotency-Key. ` +
       `The read with one account per connection sends the same request for ${connections} accounts: the bootstrapped owner and ${connections - 1} ` +

@@ -25,7 +25,7 @@ export interface SeedNote {
 
 /** One measured request kind. */
 export interface Scenario {
-  key: 'hello' | 'read' | 'readMany' | 'search' | 'toolsList' | 'noteContent' | 'preview' | 'apply';
+  key: 'hello' | 'read' | 'readMany' | 'search' | 'searchVaried' | 'toolsList' | 'noteContent' | 'preview' | 'apply';
   /** How the table names it. */
   label: string;
   /** The request: one fixed request (method, path, headers, body), or autocannon `requests` built per request. */
@@ -49,6 +49,25 @@ export const READ_NOTE_PATH = 'Projects/Offline Sync.md';
 
 /** The words the search row looks for: READ_NOTE_PATH ranks first for them. */
 export const SEARCH_QUERY = 'offline sync';
+
+/** Frequent words of the demo vault: the varied search row asks for pairs of them. */
+const SEARCH_WORDS = (
+  'tidewater pilot harbor priya offline project sqlite roadmap jonas device couchdb customer field questions decision ' +
+  'utilities status meeting scope replication product owner write notes change review order conflict technicians planning ' +
+  'server mobile budget photos storage service'
+).split(' ');
+
+/**
+ * The n-th query of the varied search row: a pair of SEARCH_WORDS and a limit from 1 to 20, in an order that repeats
+ * no (query, limit) before 23,800 requests, so that every answer is computed, none served from the page cache.
+ */
+export function variedSearch(n: number): { query: string; limit: number } {
+  const words = SEARCH_WORDS.length;
+  const pair = n % (words * (words - 1));
+  const first = Math.floor(pair / (words - 1));
+  const second = (first + 1 + (pair % (words - 1))) % words;
+  return { query: `${SEARCH_WORDS[first]} ${SEARCH_WORDS[second]}`, limit: 1 + (Math.floor(n / (words * (words - 1))) % 20) };
+}
 
 /** Actions per transaction. */
 export const TRANSACTION_ACTIONS = 10;
@@ -113,6 +132,7 @@ export function scenarios(target: Target): Scenario[] {
   const readPath = readPathOf(target.mappingId);
   const verifyRead = (body: string) => body.includes(`"path":${JSON.stringify(READ_NOTE_PATH)}`) && body.includes('"contentHash":"sha256:');
   let connection = 0;
+  let searched = 0;
 
   const preview = JSON.stringify({
     mappingId: target.mappingId,
@@ -157,6 +177,23 @@ export function scenarios(target: Target): Scenario[] {
       label: `GET /api/dev/search (${SEARCH_QUERY})`,
       options: { method: 'GET', path: `/api/dev/search?mappingId=${target.mappingId}&query=${encodeURIComponent(SEARCH_QUERY)}`, headers: auth },
       verify: (body) => body.startsWith('{"results":[{') && body.includes(`"path":${JSON.stringify(READ_NOTE_PATH)}`) && body.includes('"snippet":'),
+    },
+    {
+      key: 'searchVaried',
+      label: 'GET /api/dev/search (a new query each time)',
+      options: {
+        path: '/api/dev/search',
+        requests: [
+          {
+            method: 'GET',
+            setupRequest(request) {
+              const { query, limit } = variedSearch(searched++);
+              return { ...request, path: `/api/dev/search?mappingId=${target.mappingId}&query=${encodeURIComponent(query)}&limit=${limit}`, headers: auth };
+            },
+          },
+        ],
+      },
+      verify: (body) => body.startsWith('{"results":['),
     },
     {
       key: 'toolsList',

@@ -7,7 +7,7 @@ import { createNotesService } from '../domains/notes/index.ts';
 import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, type OAuthService } from '../domains/oauth/index.ts';
 import { createOnboardingService, type OnboardingService } from '../domains/onboarding/index.ts';
 import { createProvenanceService, type ProvenanceService } from '../domains/provenance/index.ts';
-import { createSearchService, type SearchService } from '../domains/search/index.ts';
+import { createSearchPageCache, createSearchService, type SearchService } from '../domains/search/index.ts';
 import { createSessionsService, type SessionsService } from '../domains/sessions/index.ts';
 import {
   createCredentialCache,
@@ -86,7 +86,8 @@ export function createServices(
   const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
   const usage = createUsageService(db);
   const provenance = createProvenanceService(db, vaults);
-  const search = createSearchService(db, vaults);
+  const searchPages = createSearchPageCache();
+  const search = createSearchService(db, vaults, { pages: searchPages });
   const graph = createGraphService(db, vaults);
   const sessions = createSessionsService(db, clock, accounts);
   const oauth = createOAuthService(db, clock, {
@@ -101,6 +102,7 @@ export function createServices(
     oauth_access_tokens: oauthCache,
     mapping_authority: authorityCache,
     note_bodies: noteBodies,
+    search_pages: searchPages,
   };
   return {
     accounts,

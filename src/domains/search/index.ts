@@ -2,3 +2,5 @@
 export { DEFAULT_SEARCH_LIMIT, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT } from './contract.ts';
 export type { SearchHit, SearchPage, SearchRequest, SearchService } from './contract.ts';
 export { createSearchService } from './service.ts';
+export { createSearchPageCache, DEFAULT_SEARCH_PAGE_CACHE_BYTES } from './page-cache.ts';
+export type { SearchPageCache } from './page-cache.ts';
