@@ -86,6 +86,13 @@ describe('the operation table', () => {
     }
   });
 
+  it('marks every operation that changes notes heavy, so that such calls take turns on the request thread', () => {
+    const changing = OPERATIONS.filter((op) => op.scope === 'mcp:write');
+    expect(changing.length).toBeGreaterThanOrEqual(8);
+    for (const op of changing) expect(op.cost, op.id).toBe('heavy');
+    for (const op of OPERATIONS.filter((o) => o.scope === 'mcp:read')) expect(op.cost, op.id).toBeUndefined();
+  });
+
   it('binds every REST route and MCP tool name to exactly one operation', () => {
     for (const [route, operations] of restBindings(OPERATIONS)) expect({ route, operations: operations.length }).toEqual({ route, operations: 1 });
     const tools = OPERATIONS.flatMap((operation) => (operation.mcp ? [operation.mcp.name] : []));

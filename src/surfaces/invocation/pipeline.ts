@@ -4,6 +4,7 @@ import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { Reservation, UsageService } from '../../domains/usage/index.ts';
 import { appliesChange, type AnyOperation, type OperationContext, type OperationScope, type OperationServices } from '../operations/operation.ts';
 import { admit, assertCredentialAccepted } from './admit.ts';
+import { createFairShare } from './fair-share.ts';
 import { authenticate, type Authenticators } from './authenticate.ts';
 import type { Metrics } from '../../metrics.ts';
 import { present } from './present.ts';
@@ -84,6 +85,7 @@ function unwrap(operation: AnyOperation, outcome: IdempotentOutcome<Record<strin
  * wire (problem JSON; JSON-RPC errors and `isError` results).
  */
 export function createPipeline(deps: PipelineDependencies): Pipeline {
+  const heavy = createFairShare();
   // Every refusal before execution passes through here once, whichever step refused: the operator's count of them.
   const countRefusal = (surface: SurfaceProfile, error: unknown): void => {
     if (error instanceof KgateError) deps.metrics?.countRefusal(surface.name, error.code);
@@ -116,13 +118,17 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
         if (error instanceof KgateError) return { ok: false, error, admitted: false, replayed: false, reservation };
         throw error;
       }
-      try {
+      const run = async () => {
         const input = validateInput(surface, operation, await Promise.resolve(call.readInput()));
         // Only an operation that can apply a change takes a key; a read ignores one (REST) or refuses it as an argument.
         const key = operation.idempotency === 'none' ? undefined : validateKey(surface, call.idempotencyKey);
         const ctx: OperationContext = { principal, services: deps.services, noteChanges: surface.noteChanges };
         const outcome = await execute(deps, ctx, call, input, key);
-        return { ok: true, output: unwrap(operation, outcome), replayed: outcome.replayed, reservation };
+        return { ok: true as const, output: unwrap(operation, outcome), replayed: outcome.replayed, reservation };
+      };
+      try {
+        // Heavy calls (validation of many notes, plans, diffs) take turns on the request thread (fair-share.ts).
+        return await (operation.cost === 'heavy' ? heavy.run(run) : run());
       } catch (error) {
         if (error instanceof KgateError) return { ok: false, error, admitted: true, replayed: error instanceof ReplayedError, reservation };
         throw error;

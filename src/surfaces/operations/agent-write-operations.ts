@@ -25,7 +25,7 @@ const AppliedResult = TransactionResultSchema.extend({
 
 const PREVIEW_TOOL: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const APPLY_TOOL: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
-const AGENT = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', errors: AGENT_NOTE_CHANGE_ERRORS } as const;
+const AGENT = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', errors: AGENT_NOTE_CHANGE_ERRORS, cost: 'heavy' } as const;
 
 /** Dry-runs creating or replacing notes (`preview_note_writes`). */
 export const previewNoteWrites = defineOperation({

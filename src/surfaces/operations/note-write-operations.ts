@@ -5,7 +5,8 @@ import { NOTE_CHANGE_ERRORS, noteTransaction } from './note-transaction.ts';
 import { ACCOUNT_CREDENTIALS, defineOperation } from './operation.ts';
 
 // Changes over REST preview by default and apply with dryRun false; the key then comes from Idempotency-Key.
-const CHANGE = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', idempotency: 'when-applying' } as const;
+// Every change validates, plans and (previewed) diffs its notes on the request thread: heavy.
+const CHANGE = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', idempotency: 'when-applying', cost: 'heavy' } as const;
 
 /** Create or replace one note: a preview with a diff by default. */
 export const writeNote = defineOperation({

@@ -113,6 +113,11 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodO
   scope: OperationScope;
   allowance: AllowanceRule;
   idempotency: IdempotencyRule;
+  /**
+   * `heavy`: a call may validate, plan or diff many notes on the request thread, so heavy calls take turns there
+   * (surfaces/invocation/fair-share.ts); absent means light.
+   */
+  cost?: 'heavy';
   rest?: readonly RestBinding[];
   mcp?: McpBinding;
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
