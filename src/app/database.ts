@@ -14,6 +14,8 @@ export interface OpenedDatabase {
   db: Database;
   /** True when this call created a new embedded database (an empty data directory). */
   fresh: boolean;
+  /** The locked embedded data directory, which also keeps search indexes; undefined for a PostgreSQL server. */
+  dataDir?: string;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function openDatabase(config: Config, command = 'kgate'): Promise<O
     return {
       db,
       fresh,
+      dataDir: config.database.dataDir,
       async close() {
         await db.close();
         await lock.release();

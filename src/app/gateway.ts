@@ -11,6 +11,7 @@ import { listen, type RunningServer } from '../surfaces/http/listen.ts';
 import type { NodeHandler } from '../surfaces/http/node-exchange.ts';
 import { readinessOf, type OpenedDatabase } from './database.ts';
 import { instrumentDatabase } from './instrumented-database.ts';
+import { searchSnapshotDirOf, searchSnapshotFiles } from './search-snapshots.ts';
 import { startMaintenance } from './maintenance.ts';
 import { createServices, type Services } from './services.ts';
 import { VERSION } from './version.ts';
@@ -143,6 +144,8 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     allowPrivateClientMetadata: config.oauth.allowPrivateClientMetadata,
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
     noteCacheBytes: config.noteCacheBytes,
+    // The embedded database's data directory also keeps search indexes between runs (docs/search.md).
+    ...(opened.dataDir !== undefined ? { searchSnapshots: searchSnapshotFiles(searchSnapshotDirOf(opened.dataDir)) } : {}),
   });
   if (metrics) {
     for (const [name, cache] of Object.entries(services.caches)) metrics.addCache(name, () => cache.counts());

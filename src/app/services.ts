@@ -7,7 +7,7 @@ import { createNotesService } from '../domains/notes/index.ts';
 import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, type OAuthService } from '../domains/oauth/index.ts';
 import { createOnboardingService, type OnboardingService } from '../domains/onboarding/index.ts';
 import { createProvenanceService, type ProvenanceService } from '../domains/provenance/index.ts';
-import { createSearchPageCache, createSearchService, type SearchService } from '../domains/search/index.ts';
+import { createSearchPageCache, createSearchService, type SearchIndexSnapshots, type SearchService } from '../domains/search/index.ts';
 import { createSessionsService, type SessionsService } from '../domains/sessions/index.ts';
 import {
   createCredentialCache,
@@ -62,6 +62,8 @@ export interface ServiceOptions {
   allowPrivateClientMetadata?: boolean;
   /** Bytes of note bodies kept in memory (DEFAULT_NOTE_CACHE_BYTES); 0 keeps none. */
   noteCacheBytes?: number;
+  /** Where search indexes are stored between runs (the embedded data directory); none: built at first search. */
+  searchSnapshots?: SearchIndexSnapshots;
 }
 
 /** Wires every domain service over one database. */
@@ -87,7 +89,10 @@ export function createServices(
   const usage = createUsageService(db);
   const provenance = createProvenanceService(db, vaults);
   const searchPages = createSearchPageCache();
-  const search = createSearchService(db, vaults, { pages: searchPages });
+  const search = createSearchService(db, vaults, {
+    pages: searchPages,
+    ...(options.searchSnapshots ? { snapshots: options.searchSnapshots } : {}),
+  });
   const graph = createGraphService(db, vaults);
   const sessions = createSessionsService(db, clock, accounts);
   const oauth = createOAuthService(db, clock, {

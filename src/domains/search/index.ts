@@ -4,3 +4,4 @@ export type { SearchHit, SearchPage, SearchRequest, SearchService } from './cont
 export { createSearchService } from './service.ts';
 export { createSearchPageCache, DEFAULT_SEARCH_PAGE_CACHE_BYTES } from './page-cache.ts';
 export type { SearchPageCache } from './page-cache.ts';
+export type { SearchIndexSnapshots } from './index-snapshot.ts';

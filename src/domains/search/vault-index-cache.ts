@@ -1,6 +1,7 @@
 import type { Database } from '../../db/port.ts';
+import { decodeSnapshot, encodeSnapshot, type SearchIndexSnapshots } from './index-snapshot.ts';
 import * as store from './store.ts';
-import { VaultSearchIndex } from './vault-index.ts';
+import { INDEX_RULES_VERSION, VaultSearchIndex } from './vault-index.ts';
 
 /** Notes loaded per query while building or refreshing an index. */
 const LOAD_PAGE = 2000;
@@ -13,7 +14,14 @@ export interface VaultIndexOptions {
   maxIndexedNotes?: number;
   /** Most search text characters one vault's index keeps (see MAX_KEPT_TEXT_CHARS). */
   maxKeptTextChars?: number;
+  /** Where indexes are stored between runs; without it every process builds its indexes from the database. */
+  snapshots?: SearchIndexSnapshots;
 }
+
+/** Vaults with fewer notes are not stored: they build in a moment. */
+export const MIN_SNAPSHOT_NOTES = 1000;
+/** Work between two turns of the event loop while an index is built or brought up to date. */
+const SLICE_MS = 10;
 
 /** This process's in-memory search indexes, one per vault, kept as fresh as each search's caller needs. */
 export interface VaultIndexCache {
@@ -35,14 +43,59 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
   const indexes = new Map<string, VaultSearchIndex>();
   const refreshing = new Map<string, Promise<VaultSearchIndex>>();
 
+  // Per vault: notes read into the index since it was last stored, and whether a store is under way.
+  const unsaved = new Map<string, number>();
+  const saving = new Set<string>();
+
   async function refresh(vaultId: string, version: number): Promise<VaultSearchIndex> {
     let index = indexes.get(vaultId);
-    if (!index) index = await buildIndex(db, vaultId, version, options.maxKeptTextChars);
-    else await catchUp(db, index, vaultId, version);
+    let read: number;
+    if (index) read = await catchUp(db, index, vaultId, version);
+    else {
+      const loaded = await loadStored(vaultId, version);
+      if (loaded) {
+        index = loaded;
+        read = await catchUp(db, index, vaultId, version);
+        unsaved.set(vaultId, 0);
+      } else {
+        index = await buildIndex(db, vaultId, version, options.maxKeptTextChars);
+        read = index.size;
+        unsaved.set(vaultId, 0);
+      }
+    }
     indexes.delete(vaultId);
     indexes.set(vaultId, index);
     dropLeastRecent(indexes, maxIndexedNotes);
+    const pending = (unsaved.get(vaultId) ?? 0) + read;
+    unsaved.set(vaultId, pending);
+    // Stored after a build, and again once a tenth of the notes have been read since: a restart then loads it and
+    // reads only the notes written after it.
+    if (options.snapshots && index.size >= MIN_SNAPSHOT_NOTES && pending >= Math.max(1, index.size / 10)) store_(vaultId, index);
     return index;
+  }
+
+  /** The stored index of the vault, when there is one of these rules that is not ahead of the database. */
+  async function loadStored(vaultId: string, version: number): Promise<VaultSearchIndex | undefined> {
+    const bytes = await options.snapshots?.read(vaultId).catch(() => undefined);
+    if (!bytes) return undefined;
+    const state = decodeSnapshot(bytes, vaultId, INDEX_RULES_VERSION);
+    // A snapshot newer than the database (a restored backup) cannot be brought up to date from content versions.
+    if (!state || state.version > version) return undefined;
+    return VaultSearchIndex.fromState(state, options.maxKeptTextChars);
+  }
+
+  /** Stores the index in the background; a failure only means the next start builds it again. */
+  function store_(vaultId: string, index: VaultSearchIndex): void {
+    if (saving.has(vaultId)) return;
+    saving.add(vaultId);
+    unsaved.set(vaultId, 0);
+    setImmediate(() => {
+      const bytes = encodeSnapshot(vaultId, INDEX_RULES_VERSION, index.exportState());
+      void options
+        .snapshots!.write(vaultId, bytes)
+        .catch(() => unsaved.set(vaultId, index.size))
+        .finally(() => saving.delete(vaultId));
+    });
   }
 
   return {
@@ -72,10 +125,11 @@ async function buildIndex(db: Database, vaultId: string, version: number, maxKep
 
 /**
  * Brings an index from its version up to `version`: notes written since are re-read, deleted ones removed. Then
- * compacts, unless a search still holds document numbers (see VaultSearchIndex.reading).
+ * compacts, unless a search still holds document numbers (see VaultSearchIndex.reading). Returns how many notes it
+ * re-read.
  */
-async function catchUp(db: Database, index: VaultSearchIndex, vaultId: string, version: number): Promise<void> {
-  await loadNotesChangedSince(db, index, vaultId, index.version);
+async function catchUp(db: Database, index: VaultSearchIndex, vaultId: string, version: number): Promise<number> {
+  const read = await loadNotesChangedSince(db, index, vaultId, index.version);
   // Deletions leave no row behind: compare counts, and only when they differ, the ids.
   if (index.size !== (await store.countNotes(db, vaultId))) {
     const live = await store.noteIds(db, vaultId);
@@ -84,16 +138,31 @@ async function catchUp(db: Database, index: VaultSearchIndex, vaultId: string, v
   // Rows read above may be newer than `version`; re-reading them next time is harmless (upserts).
   index.version = version;
   index.compactIfIdle();
+  return read;
 }
 
-/** Upserts into the index the vault's notes written after `since` (every note when null), a page at a time. */
-async function loadNotesChangedSince(db: Database, index: VaultSearchIndex, vaultId: string, since: number | null): Promise<void> {
+/**
+ * Upserts into the index the vault's notes written after `since` (every note when null), a page at a time, and
+ * returns how many. Tokenizing is the costly part: it yields to the event loop every SLICE_MS, so that other
+ * requests are served while a large vault is indexed.
+ */
+async function loadNotesChangedSince(db: Database, index: VaultSearchIndex, vaultId: string, since: number | null): Promise<number> {
   let after: string | null = null;
+  let read = 0;
+  let sliceStart = performance.now();
   for (;;) {
     const rows = await store.notesChangedSince(db, vaultId, since, after, LOAD_PAGE);
-    for (const row of rows) index.upsert({ noteId: row.id, path: row.path, title: row.title, tagKeys: row.tag_keys, searchText: row.search_text });
-    if (rows.length < LOAD_PAGE) return;
+    for (const row of rows) {
+      index.upsert({ noteId: row.id, path: row.path, title: row.title, tagKeys: row.tag_keys, searchText: row.search_text });
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+    read += rows.length;
+    if (rows.length < LOAD_PAGE) return read;
     after = rows[rows.length - 1]!.id;
+    sliceStart = performance.now();
   }
 }
 

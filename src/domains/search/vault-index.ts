@@ -10,6 +10,12 @@ export interface IndexedNote {
   searchText: string;
 }
 
+/**
+ * The version of what an index holds for a note: bump it when the tokenizer, the field weights or the packing of a
+ * posting change, so that stored snapshots of older indexes are rebuilt instead of loaded.
+ */
+export const INDEX_RULES_VERSION = 1;
+
 /** Field bits of a posting: where in the note the word occurs. */
 export const FIELD = { title: 1, path: 2, body: 4 } as const;
 
@@ -46,10 +52,20 @@ interface Doc {
  * body). Typed arrays that double as they grow: about 12 bytes per (word, note) pair.
  */
 class Postings {
-  docs = new Int32Array(4);
-  packed = new Int32Array(4);
-  firstBody = new Int32Array(4);
+  docs: Int32Array = new Int32Array(4);
+  packed: Int32Array = new Int32Array(4);
+  firstBody: Int32Array = new Int32Array(4);
   length = 0;
+
+  /** Postings over existing arrays (views of a loaded snapshot); `push` copies them once they must grow. */
+  static over(docs: Int32Array, packed: Int32Array, firstBody: Int32Array): Postings {
+    const list = new Postings();
+    list.docs = docs;
+    list.packed = packed;
+    list.firstBody = firstBody;
+    list.length = docs.length;
+    return list;
+  }
 
   push(doc: number, weight: number, fields: number, firstBody: number): void {
     if (this.length === this.docs.length) {
@@ -67,6 +83,29 @@ class Postings {
     this.firstBody[this.length] = firstBody;
     this.length += 1;
   }
+}
+
+/** A note of an index's state: what the index keeps of it besides its postings. */
+export interface IndexStateDoc {
+  noteId: string;
+  path: string;
+  title: string;
+  tagKeys: readonly string[];
+  length: number;
+}
+
+/**
+ * Everything an index holds but texts, as plain data that a snapshot can store: the live notes in document order,
+ * the words, and each word's postings as one slice of three arrays (`offsets[k]` to `offsets[k + 1]`).
+ */
+export interface IndexState {
+  version: number;
+  docs: IndexStateDoc[];
+  words: string[];
+  offsets: Int32Array;
+  docNumbers: Int32Array;
+  packed: Int32Array;
+  firstBody: Int32Array;
 }
 
 /** One scored candidate. */
@@ -102,6 +141,70 @@ export class VaultSearchIndex {
     public version: number,
     private readonly maxKeptTextChars: number = MAX_KEPT_TEXT_CHARS,
   ) {}
+
+  /**
+   * The index as plain data (see IndexState), compacted: only live notes, renumbered. Texts are not part of it; an
+   * index made from it reads snippet texts from the database.
+   */
+  exportState(): IndexState {
+    const renumber = new Int32Array(this.docs.length).fill(-1);
+    const docs: IndexStateDoc[] = [];
+    this.docs.forEach((entry, doc) => {
+      if (!entry.alive) return;
+      renumber[doc] = docs.length;
+      docs.push({ noteId: entry.noteId, path: entry.path, title: entry.title, tagKeys: entry.tagKeys, length: entry.length });
+    });
+    let total = 0;
+    for (const list of this.postings.values()) total += list.length;
+    const words: string[] = [];
+    const offsets = new Int32Array(this.postings.size + 1);
+    const docNumbers = new Int32Array(total);
+    const packed = new Int32Array(total);
+    const firstBody = new Int32Array(total);
+    let at = 0;
+    for (const [word, list] of this.postings) {
+      const start = at;
+      for (let i = 0; i < list.length; i++) {
+        const to = renumber[list.docs[i]!]!;
+        if (to < 0) continue;
+        docNumbers[at] = to;
+        packed[at] = list.packed[i]!;
+        firstBody[at] = list.firstBody[i]!;
+        at += 1;
+      }
+      if (at === start) continue;
+      words.push(word);
+      offsets[words.length] = at;
+    }
+    const end = words.length + 1;
+    return {
+      version: this.version,
+      docs,
+      words,
+      offsets: offsets.slice(0, end),
+      docNumbers: docNumbers.slice(0, at),
+      packed: packed.slice(0, at),
+      firstBody: firstBody.slice(0, at),
+    };
+  }
+
+  /** An index made from a state (see exportState); it keeps no texts. */
+  static fromState(state: IndexState, maxKeptTextChars?: number): VaultSearchIndex {
+    const index = new VaultSearchIndex(state.version, maxKeptTextChars);
+    index.keepTexts = false;
+    for (const doc of state.docs) {
+      index.byNoteId.set(doc.noteId, index.docs.length);
+      index.docs.push({ text: undefined, noteId: doc.noteId, path: doc.path, pathKey: notePathKey(doc.path), title: doc.title, tagKeys: doc.tagKeys, length: doc.length, alive: true });
+      index.totalLength += doc.length;
+    }
+    index.liveCount = state.docs.length;
+    for (let k = 0; k < state.words.length; k++) {
+      const from = state.offsets[k]!;
+      const to = state.offsets[k + 1]!;
+      index.postings.set(state.words[k]!, Postings.over(state.docNumbers.subarray(from, to), state.packed.subarray(from, to), state.firstBody.subarray(from, to)));
+    }
+    return index;
+  }
 
   /** Live notes. */
   get size(): number {
