@@ -23,6 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { beforeAndAfter } from './before-after.ts';
+import { coldStart } from './cold-start.ts';
 import { httpThroughput } from './http-throughput.ts';
 import { importThroughput } from './import-throughput.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
@@ -31,7 +32,7 @@ import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/ben
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart];
 
 /**
  * Benchmarks that run only when `--only` names them: the before-and-after comparison checks out another commit and
