@@ -12,7 +12,12 @@ import { contentHash } from '../../kernel/hashing.ts';
 import { MAX_IMPORT_BATCH } from '../notes/index.ts';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.ts';
 import { MIN_SNAPSHOT_NOTES } from './vault-index-cache.ts';
+import { Slices } from './slices.ts';
 import { INDEX_RULES_VERSION, VaultSearchIndex } from './vault-index.ts';
+
+// Slices of 0 ms: every step that may pause does, so the slicing itself is exercised.
+const slices = () => new Slices(0);
+const encode = async (index: VaultSearchIndex) => encodeSnapshot(VAULT, INDEX_RULES_VERSION, await index.exportState(slices()), slices());
 
 const VAULT = '01a20b49-8d4b-74e7-bb16-2ff7e9af3d6f';
 
@@ -26,12 +31,12 @@ function smallIndex(): VaultSearchIndex {
 }
 
 describe('search index snapshots: the format', () => {
-  it('round-trips: the loaded index matches and ranks like the one it was taken from', () => {
+  it('round-trips: the loaded index matches and ranks like the one it was taken from', async () => {
     const original = smallIndex();
-    const state = decodeSnapshot(encodeSnapshot(VAULT, INDEX_RULES_VERSION, original.exportState()), VAULT, INDEX_RULES_VERSION)!;
+    const state = (await decodeSnapshot(await encode(original), VAULT, INDEX_RULES_VERSION, slices()))!;
     expect(state.version).toBe(7);
     expect(state.docs.map((d) => d.noteId)).toEqual(['a', 'b']);
-    const loaded = VaultSearchIndex.fromState(state);
+    const loaded = await VaultSearchIndex.fromState(state, slices());
     // What a fresh build of the live notes gives (the original still counts its dead note in word statistics).
     const rebuilt = new VaultSearchIndex(7);
     rebuilt.upsert({ noteId: 'a', path: 'Projects/Offline Sync.md', title: 'Offline Sync', tagKeys: ['project'], searchText: 'sync works offline, sync later' });
@@ -54,23 +59,25 @@ describe('search index snapshots: the format', () => {
     expect(ranked(loaded, ['later'])).toEqual([]);
   });
 
-  it('refuses a snapshot of another vault, other rules, a cut file or damaged postings', () => {
-    const bytes = encodeSnapshot(VAULT, INDEX_RULES_VERSION, smallIndex().exportState());
-    expect(decodeSnapshot(bytes, '01a20b49-0000-74e7-bb16-2ff7e9af3d6f', INDEX_RULES_VERSION)).toBeUndefined();
-    expect(decodeSnapshot(bytes, VAULT, INDEX_RULES_VERSION + 1)).toBeUndefined();
-    expect(decodeSnapshot(bytes.slice(0, bytes.length - 4), VAULT, INDEX_RULES_VERSION)).toBeUndefined();
-    expect(decodeSnapshot(new Uint8Array(3), VAULT, INDEX_RULES_VERSION)).toBeUndefined();
+  it('refuses a snapshot of another vault, other rules, a cut file or damaged postings', async () => {
+    const bytes = await encode(smallIndex());
+    const decode = (input: Uint8Array, vault = VAULT, rules = INDEX_RULES_VERSION) => decodeSnapshot(input, vault, rules, slices());
+    expect(await decode(bytes)).toBeDefined();
+    expect(await decode(bytes, '01a20b49-0000-74e7-bb16-2ff7e9af3d6f')).toBeUndefined();
+    expect(await decode(bytes, VAULT, INDEX_RULES_VERSION + 1)).toBeUndefined();
+    expect(await decode(bytes.slice(0, bytes.length - 4))).toBeUndefined();
+    expect(await decode(new Uint8Array(3))).toBeUndefined();
     const damaged = bytes.slice();
     // The last posting's document number points past the notes.
-    new DataView(damaged.buffer).setInt32(damaged.length - 4 * (1 + 2 * (damaged.length > 0 ? countPostings(bytes) : 0)), 99, true);
-    expect(decodeSnapshot(damaged, VAULT, INDEX_RULES_VERSION)).toBeUndefined();
+    new DataView(damaged.buffer).setInt32(damaged.length - 4 * (1 + 2 * countPostings(bytes)), 99, true);
+    expect(await decode(damaged)).toBeUndefined();
     const garbage = bytes.slice();
     garbage.fill(0x7b, 24, 40);
-    expect(decodeSnapshot(garbage, VAULT, INDEX_RULES_VERSION)).toBeUndefined();
+    expect(await decode(garbage)).toBeUndefined();
     // Unaligned input is copied, not misread.
     const shifted = new Uint8Array(bytes.length + 1);
     shifted.set(bytes, 1);
-    expect(decodeSnapshot(shifted.subarray(1), VAULT, INDEX_RULES_VERSION)?.docs).toHaveLength(2);
+    expect((await decode(shifted.subarray(1)))?.docs).toHaveLength(2);
   });
 });
 

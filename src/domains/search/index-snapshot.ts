@@ -1,14 +1,15 @@
+import type { Slices } from './slices.ts';
 import type { IndexState, IndexStateDoc } from './vault-index.ts';
 
 /**
- * The binary form of a vault's search index (docs/search.md, "The index on disk"): a fixed header, a JSON part
- * (vault id, content version, notes, words) padded to four bytes, then four arrays of 32-bit integers (word offsets,
+ * The binary form of a vault's search index (docs/search.md, "The index on disk"): a fixed header, a text part of
+ * JSON lines (vault id and content version, then the notes and the words in chunks) padded to four bytes, then four arrays of 32-bit integers (word offsets,
  * document numbers, packed weights and fields, first body offsets) in the machine's byte order. Loading it is a
  * JSON parse and four array views: no text is tokenized again.
  */
 
 /** Changes whenever the layout or the meaning of a posting changes; other formats are ignored, then rebuilt. */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 const MAGIC = 0x4b475349; // "KGSI"
 const HEADER_WORDS = 6;
 const HEADER_BYTES = 4 * HEADER_WORDS;
@@ -23,53 +24,93 @@ export interface SearchIndexSnapshots {
 
 type DocTuple = [noteId: string, path: string, title: string, tagKeys: readonly string[], length: number];
 
-/** Encodes an index state of `vaultId`, built under index rules `modelVersion` (INDEX_RULES_VERSION). */
-export function encodeSnapshot(vaultId: string, modelVersion: number, state: IndexState): Uint8Array {
-  const docs: DocTuple[] = state.docs.map((d) => [d.noteId, d.path, d.title, d.tagKeys, d.length]);
-  const json = Buffer.from(JSON.stringify({ vaultId, version: state.version, docs, words: state.words }), 'utf8');
-  const jsonPadded = (json.length + 3) & ~3;
+// The text part is JSON lines, so that loading parses it a slice at a time: the meta line, then the notes in chunks,
+// then the words in chunks.
+const DOCS_PER_LINE = 2000;
+const WORDS_PER_LINE = 20_000;
+
+/** Encodes an index state of `vaultId`, built under index rules `rulesVersion` (INDEX_RULES_VERSION), in slices. */
+export async function encodeSnapshot(vaultId: string, rulesVersion: number, state: IndexState, slices: Slices): Promise<Uint8Array> {
+  const lines: string[] = [];
+  const docLines = Math.ceil(state.docs.length / DOCS_PER_LINE);
+  const wordLines = Math.ceil(state.words.length / WORDS_PER_LINE);
+  lines.push(JSON.stringify({ vaultId, version: state.version, docs: state.docs.length, docLines, wordLines }));
+  for (let k = 0; k < docLines; k++) {
+    const chunk: DocTuple[] = state.docs.slice(k * DOCS_PER_LINE, (k + 1) * DOCS_PER_LINE).map((d) => [d.noteId, d.path, d.title, d.tagKeys, d.length]);
+    lines.push(JSON.stringify(chunk));
+    if (slices.due()) await slices.pause();
+  }
+  for (let k = 0; k < wordLines; k++) {
+    lines.push(JSON.stringify(state.words.slice(k * WORDS_PER_LINE, (k + 1) * WORDS_PER_LINE)));
+    if (slices.due()) await slices.pause();
+  }
+  const text = Buffer.from(lines.join('\n'), 'utf8');
+  const textPadded = (text.length + 3) & ~3;
   const postings = state.docNumbers.length;
-  const bytes = new Uint8Array(HEADER_BYTES + jsonPadded + 4 * (state.offsets.length + 3 * postings));
-  const header = new Uint32Array(bytes.buffer, 0, HEADER_WORDS);
-  header.set([MAGIC, SNAPSHOT_FORMAT, modelVersion, json.length, state.words.length, postings]);
-  bytes.set(json, HEADER_BYTES);
-  let at = HEADER_BYTES + jsonPadded;
+  const bytes = new Uint8Array(HEADER_BYTES + textPadded + 4 * (state.offsets.length + 3 * postings));
+  new Uint32Array(bytes.buffer, 0, HEADER_WORDS).set([MAGIC, SNAPSHOT_FORMAT, rulesVersion, text.length, state.words.length, postings]);
+  bytes.set(text, HEADER_BYTES);
+  let at = HEADER_BYTES + textPadded;
   for (const array of [state.offsets, state.docNumbers, state.packed, state.firstBody]) {
     bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
     at += array.byteLength;
+    if (slices.due()) await slices.pause();
   }
   return bytes;
 }
 
 /**
- * Decodes a snapshot of `vaultId` built under index rules `modelVersion`; undefined when it is of another vault,
- * model or format, or not whole and consistent (a cut or damaged file is rebuilt, never trusted).
+ * Decodes a snapshot of `vaultId` built under index rules `rulesVersion`, in slices; undefined when it is of another
+ * vault, rules or format, or not whole and consistent (a cut or damaged file is rebuilt, never trusted).
  */
-export function decodeSnapshot(input: Uint8Array, vaultId: string, modelVersion: number): IndexState | undefined {
+export async function decodeSnapshot(input: Uint8Array, vaultId: string, rulesVersion: number, slices: Slices): Promise<IndexState | undefined> {
   // Typed array views need 4-byte alignment: copy the rare buffer that is not aligned.
   const bytes = input.byteOffset % 4 === 0 ? input : input.slice();
   if (bytes.byteLength < HEADER_BYTES) return undefined;
-  const [magic, format, model, jsonBytes, wordCount, postings] = new Uint32Array(bytes.buffer, bytes.byteOffset, HEADER_WORDS);
-  if (magic !== MAGIC || format !== SNAPSHOT_FORMAT || model !== modelVersion) return undefined;
-  const arraysAt = HEADER_BYTES + ((jsonBytes! + 3) & ~3);
-  if (bytes.byteLength !== arraysAt + 4 * (wordCount! + 1 + 3 * postings!)) return undefined;
-  let head: { vaultId?: unknown; version?: unknown; docs?: unknown; words?: unknown };
-  try {
-    head = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + HEADER_BYTES, jsonBytes).toString('utf8')) as typeof head;
-  } catch {
-    return undefined;
+  const header = Array.from(new Uint32Array(bytes.buffer, bytes.byteOffset, HEADER_WORDS));
+  const [magic, format, rules, textBytes, wordCount, postings] = header as [number, number, number, number, number, number];
+  if (magic !== MAGIC || format !== SNAPSHOT_FORMAT || rules !== rulesVersion) return undefined;
+  const arraysAt = HEADER_BYTES + ((textBytes + 3) & ~3);
+  if (bytes.byteLength !== arraysAt + 4 * (wordCount + 1 + 3 * postings)) return undefined;
+  const lines = Buffer.from(bytes.buffer, bytes.byteOffset + HEADER_BYTES, textBytes).toString('utf8').split('\n');
+  const parse = (line: string | undefined): unknown => {
+    try {
+      return line === undefined ? undefined : JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+  };
+  const meta = parse(lines[0]) as { vaultId?: unknown; version?: unknown; docs?: unknown; docLines?: unknown; wordLines?: unknown } | undefined;
+  if (!meta || meta.vaultId !== vaultId || !Number.isInteger(meta.version) || !Number.isInteger(meta.docLines) || !Number.isInteger(meta.wordLines)) return undefined;
+  const docLines = meta.docLines as number;
+  if (lines.length !== 1 + docLines + (meta.wordLines as number)) return undefined;
+  const docs: IndexStateDoc[] = [];
+  const words: string[] = [];
+  for (let k = 1; k < lines.length; k++) {
+    const chunk = parse(lines[k]);
+    if (!Array.isArray(chunk)) return undefined;
+    if (k <= docLines) {
+      for (const value of chunk) {
+        const doc = docOf(value);
+        if (!doc) return undefined;
+        docs.push(doc);
+      }
+    } else {
+      for (const word of chunk) {
+        if (typeof word !== 'string') return undefined;
+        words.push(word);
+      }
+    }
+    if (slices.due()) await slices.pause();
   }
-  if (head.vaultId !== vaultId || !Number.isInteger(head.version) || !Array.isArray(head.docs) || !Array.isArray(head.words)) return undefined;
-  if (head.words.length !== wordCount) return undefined;
+  if (docs.length !== meta.docs || words.length !== wordCount) return undefined;
   const view = (from: number, count: number) => new Int32Array(bytes.buffer, bytes.byteOffset + from, count);
   const offsets = view(arraysAt, wordCount + 1);
-  const docNumbers = view(arraysAt + 4 * (wordCount + 1), postings!);
-  const packed = view(arraysAt + 4 * (wordCount + 1 + postings!), postings!);
-  const firstBody = view(arraysAt + 4 * (wordCount + 1 + 2 * postings!), postings!);
-  const docs = (head.docs as unknown[]).map(docOf);
-  if (docs.some((d) => d === undefined)) return undefined;
-  const state: IndexState = { version: head.version as number, docs: docs as IndexStateDoc[], words: head.words as string[], offsets, docNumbers, packed, firstBody };
-  return consistent(state) ? state : undefined;
+  const docNumbers = view(arraysAt + 4 * (wordCount + 1), postings);
+  const packed = view(arraysAt + 4 * (wordCount + 1 + postings), postings);
+  const firstBody = view(arraysAt + 4 * (wordCount + 1 + 2 * postings), postings);
+  const state: IndexState = { version: meta.version as number, docs, words, offsets, docNumbers, packed, firstBody };
+  return (await consistent(state, slices)) ? state : undefined;
 }
 
 function docOf(value: unknown): IndexStateDoc | undefined {
@@ -80,11 +121,10 @@ function docOf(value: unknown): IndexStateDoc | undefined {
   return { noteId, path, title, tagKeys: tagKeys as string[], length: length as number };
 }
 
-/** Offsets rise from 0 to the end, every list names existing notes in increasing order, words are strings. */
-function consistent(state: IndexState): boolean {
+/** Offsets rise from 0 to the end, and every list names existing notes in increasing order. */
+async function consistent(state: IndexState, slices: Slices): Promise<boolean> {
   const { offsets, docNumbers } = state;
   if (offsets[0] !== 0 || offsets[offsets.length - 1] !== docNumbers.length) return false;
-  if (state.words.some((w) => typeof w !== 'string')) return false;
   for (let k = 0; k + 1 < offsets.length; k++) {
     const from = offsets[k]!;
     const to = offsets[k + 1]!;
@@ -93,6 +133,7 @@ function consistent(state: IndexState): boolean {
       const doc = docNumbers[i]!;
       if (doc < 0 || doc >= state.docs.length || (i > from && doc <= docNumbers[i - 1]!)) return false;
     }
+    if (slices.due()) await slices.pause();
   }
   return true;
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/port.ts';
 import { decodeSnapshot, encodeSnapshot, type SearchIndexSnapshots } from './index-snapshot.ts';
+import { SLICE_MS, Slices } from './slices.ts';
 import * as store from './store.ts';
 import { INDEX_RULES_VERSION, VaultSearchIndex } from './vault-index.ts';
 
@@ -20,8 +21,7 @@ export interface VaultIndexOptions {
 
 /** Vaults with fewer notes are not stored: they build in a moment. */
 export const MIN_SNAPSHOT_NOTES = 1000;
-/** Work between two turns of the event loop while an index is built or brought up to date. */
-const SLICE_MS = 10;
+
 
 /** This process's in-memory search indexes, one per vault, kept as fresh as each search's caller needs. */
 export interface VaultIndexCache {
@@ -78,23 +78,40 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
   async function loadStored(vaultId: string, version: number): Promise<VaultSearchIndex | undefined> {
     const bytes = await options.snapshots?.read(vaultId).catch(() => undefined);
     if (!bytes) return undefined;
-    const state = decodeSnapshot(bytes, vaultId, INDEX_RULES_VERSION);
+    const slices = new Slices(SLICE_MS);
+    const state = await decodeSnapshot(bytes, vaultId, INDEX_RULES_VERSION, slices);
     // A snapshot newer than the database (a restored backup) cannot be brought up to date from content versions.
     if (!state || state.version > version) return undefined;
-    return VaultSearchIndex.fromState(state, options.maxKeptTextChars);
+    return VaultSearchIndex.fromState(state, slices, options.maxKeptTextChars);
   }
 
-  /** Stores the index in the background; a failure only means the next start builds it again. */
+  /**
+   * Stores the index in the background, in slices; a failure only means the next start builds it again. The index
+   * must stay still while it is read: the store takes the vault's refresh turn (no catch-up meanwhile; searches that
+   * need a newer version wait for it) and reads as a reader of the index (no compaction meanwhile).
+   */
   function store_(vaultId: string, index: VaultSearchIndex): void {
     if (saving.has(vaultId)) return;
     saving.add(vaultId);
     unsaved.set(vaultId, 0);
     setImmediate(() => {
-      const bytes = encodeSnapshot(vaultId, INDEX_RULES_VERSION, index.exportState());
-      void options
-        .snapshots!.write(vaultId, bytes)
-        .catch(() => unsaved.set(vaultId, index.size))
-        .finally(() => saving.delete(vaultId));
+      const previous = refreshing.get(vaultId) ?? Promise.resolve(index);
+      const turn = previous
+        .catch(() => index)
+        .then(() =>
+          index.reading(async () => {
+            const slices = new Slices(SLICE_MS);
+            const bytes = await encodeSnapshot(vaultId, INDEX_RULES_VERSION, await index.exportState(slices), slices);
+            await options.snapshots!.write(vaultId, bytes);
+          }),
+        )
+        .catch(() => void unsaved.set(vaultId, index.size))
+        .then(() => index)
+        .finally(() => {
+          saving.delete(vaultId);
+          if (refreshing.get(vaultId) === turn) refreshing.delete(vaultId);
+        });
+      refreshing.set(vaultId, turn);
     });
   }
 
@@ -107,8 +124,12 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
         // already under way may be for an older version than the one this search must see.
         let pending = refreshing.get(vaultId);
         if (!pending) {
-          pending = refresh(vaultId, version).finally(() => refreshing.delete(vaultId));
-          refreshing.set(vaultId, pending);
+          // The vault's turn may have passed to a store of its index by the time this ends: free only its own.
+          const started: Promise<VaultSearchIndex> = refresh(vaultId, version).finally(() => {
+            if (refreshing.get(vaultId) === started) refreshing.delete(vaultId);
+          });
+          refreshing.set(vaultId, started);
+          pending = started;
         }
         await pending;
       }

@@ -1,4 +1,5 @@
 import { notePathKey } from '../../kernel/vault-path.ts';
+import type { Slices } from './slices.ts';
 import { forEachWord } from './tokenizer.ts';
 
 /** What the index keeps of one note (its body text stays in the database). */
@@ -144,9 +145,10 @@ export class VaultSearchIndex {
 
   /**
    * The index as plain data (see IndexState), compacted: only live notes, renumbered. Texts are not part of it; an
-   * index made from it reads snippet texts from the database.
+   * index made from it reads snippet texts from the database. Runs in slices (about 12 bytes of postings per word
+   * and note make millions of entries): the caller keeps the index still meanwhile, no upsert, no compaction.
    */
-  exportState(): IndexState {
+  async exportState(slices: Slices): Promise<IndexState> {
     const renumber = new Int32Array(this.docs.length).fill(-1);
     const docs: IndexStateDoc[] = [];
     this.docs.forEach((entry, doc) => {
@@ -172,9 +174,11 @@ export class VaultSearchIndex {
         firstBody[at] = list.firstBody[i]!;
         at += 1;
       }
-      if (at === start) continue;
-      words.push(word);
-      offsets[words.length] = at;
+      if (at > start) {
+        words.push(word);
+        offsets[words.length] = at;
+      }
+      if (slices.due()) await slices.pause();
     }
     const end = words.length + 1;
     return {
@@ -188,20 +192,22 @@ export class VaultSearchIndex {
     };
   }
 
-  /** An index made from a state (see exportState); it keeps no texts. */
-  static fromState(state: IndexState, maxKeptTextChars?: number): VaultSearchIndex {
+  /** An index made from a state (see exportState), in slices; it keeps no texts. */
+  static async fromState(state: IndexState, slices: Slices, maxKeptTextChars?: number): Promise<VaultSearchIndex> {
     const index = new VaultSearchIndex(state.version, maxKeptTextChars);
     index.keepTexts = false;
     for (const doc of state.docs) {
       index.byNoteId.set(doc.noteId, index.docs.length);
       index.docs.push({ text: undefined, noteId: doc.noteId, path: doc.path, pathKey: notePathKey(doc.path), title: doc.title, tagKeys: doc.tagKeys, length: doc.length, alive: true });
       index.totalLength += doc.length;
+      if (slices.due()) await slices.pause();
     }
     index.liveCount = state.docs.length;
     for (let k = 0; k < state.words.length; k++) {
       const from = state.offsets[k]!;
       const to = state.offsets[k + 1]!;
       index.postings.set(state.words[k]!, Postings.over(state.docNumbers.subarray(from, to), state.packed.subarray(from, to), state.firstBody.subarray(from, to)));
+      if (slices.due()) await slices.pause();
     }
     return index;
   }
