@@ -366,7 +366,9 @@ describe.runIf(TEST_ENGINE === 'pglite')('the data directory lock', () => {
     const bannerToken = /SERVICE_MCP_TOKEN=(kgp_\w{36})\n/.exec(stdout)![1]!;
     expect(existsSync(join(dir, LOCK_FILE_NAME))).toBe(true);
 
-    const refused = await runKgate(['admin', 'bootstrap', '--json'], env);
+    // A second gateway on the same directory is refused; other commands go through the running one
+    // (test/cli-beside-gateway.test.ts).
+    const refused = await runKgate(['serve'], env);
     expect(refused.code).toBe(75);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(`The data directory ${resolve(dir)} is in use`);

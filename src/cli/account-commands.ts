@@ -4,6 +4,7 @@ import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import type { Services } from '../app/services.ts';
 import { KgateError } from '../kernel/errors.ts';
 import { withRuntime } from './runtime.ts';
+import { out } from './console.ts';
 
 async function accountIdByEmail(services: Services, email: string): Promise<string> {
   const account = await services.accounts.findByEmail(email);
@@ -38,7 +39,7 @@ export async function accountCommand(args: string[]): Promise<number> {
     if (overrides) await services.accounts.setAllowanceOverrides(id, overrides);
     return services.accounts.getAccount(id);
   });
-  process.stdout.write(`${JSON.stringify(account)}\n`);
+  out(`${JSON.stringify(account)}\n`);
   return 0;
 }
 
@@ -88,7 +89,7 @@ export async function mappingCommand(args: string[]): Promise<number> {
   const mapping = await withRuntime('kgate admin mapping', ({ services }) =>
     services.vaults.updateMappingFlags(values.id ?? '', Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined))),
   );
-  process.stdout.write(`${JSON.stringify(mapping)}\n`);
+  out(`${JSON.stringify(mapping)}\n`);
   return 0;
 }
 
@@ -113,6 +114,6 @@ export async function tokenCommand(action: string | undefined, args: string[]): 
         throw new KgateError('invalid_request', 'usage: kgate token list|create|rotate|revoke [--email E] [--name N] [--id ID]');
     }
   });
-  process.stdout.write(`${JSON.stringify(output, null, values.json ? undefined : 2)}\n`);
+  out(`${JSON.stringify(output, null, values.json ? undefined : 2)}\n`);
   return 0;
 }

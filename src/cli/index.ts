@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../config.ts';
+import { ConfigError, loadConfig } from '../config.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { isKgateError } from '../kernel/errors.ts';
 import { bootstrap } from './bootstrap-command.ts';
+import { cliConsole, commandPath, err, gatewayRuntime, out } from './console.ts';
+import { runThroughGateway } from './control-channel.ts';
 import { exportFolder } from './export-folder.ts';
 import { importFolder } from './import-folder.ts';
 import { operatorFor, withRuntime } from './runtime.ts';
@@ -51,7 +53,7 @@ function usageFor(command: string | undefined, sub: string | undefined): string 
 export class UsageError extends Error {}
 
 function print(json: boolean, value: unknown, human: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+  out(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
 
 async function importCommand(args: string[]): Promise<number> {
@@ -63,9 +65,10 @@ async function importCommand(args: string[]): Promise<number> {
   const dir = positionals[0];
   if (!dir || !values.mapping || positionals.length > 1) throw new UsageError('usage: kgate import DIR --mapping ID');
   // Check the folder before opening (and perhaps creating) a database.
-  await assertVaultFolder(dir);
+  const folder = commandPath(dir);
+  await assertVaultFolder(folder);
   const report = await withRuntime('kgate import', async ({ services }) =>
-    importFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, dir, {
+    importFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, folder, {
       dryRun: values['dry-run'] ?? false,
       progress: !values.json,
     }),
@@ -90,7 +93,7 @@ async function exportCommand(args: string[]): Promise<number> {
   const dir = positionals[0];
   if (!dir || !values.mapping || positionals.length > 1) throw new UsageError('usage: kgate export --mapping ID DIR');
   const result = await withRuntime('kgate export', async ({ services }) =>
-    exportFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, dir, {
+    exportFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, commandPath(dir), {
       force: values.force ?? false,
       progress: !values.json,
     }),
@@ -99,10 +102,16 @@ async function exportCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+// What this process read from its standard input, so that a command sent to a running gateway can take it along.
+let stdinRead: string | undefined;
+
 async function readStdin(): Promise<string> {
+  const given = cliConsole().stdin;
+  if (given !== undefined) return given;
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  stdinRead = Buffer.concat(chunks).toString('utf8');
+  return stdinRead;
 }
 
 async function bootstrapCommand(args: string[]): Promise<number> {
@@ -140,13 +149,13 @@ export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   // Help never opens the database or starts anything, wherever the flag stands.
   if (command !== undefined && command !== 'help' && argv.some((arg) => arg === '--help' || arg === '-h')) {
-    process.stdout.write(usageFor(command, sub));
+    out(usageFor(command, sub));
     return 0;
   }
   try {
     switch (command) {
       case 'serve':
-        return await serveCommand();
+        return await serveCommand(runCli);
       case 'admin':
         if (sub === 'bootstrap') return await bootstrapCommand(rest);
         if (sub === 'account') return await accountCommand(rest);
@@ -159,46 +168,57 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'export':
         return await exportCommand(argv.slice(1));
       case 'help':
-        process.stdout.write(sub === undefined ? USAGE : usageFor(sub, rest[0]));
+        out(sub === undefined ? USAGE : usageFor(sub, rest[0]));
         return 0;
       case undefined:
-        process.stdout.write(USAGE);
+        out(USAGE);
         return 2;
       default:
         throw new UsageError(`unknown command: ${command}`);
     }
   } catch (error) {
+    // The embedded data directory is held by a running gateway: send the command to it instead.
+    if (error instanceof DataDirLockedError && command !== 'serve' && !gatewayRuntime()) {
+      const dataDir = embeddedDataDir();
+      const code = dataDir === undefined ? undefined : await runThroughGateway(dataDir, argv, stdinRead);
+      if (code !== undefined) return code;
+    }
     return reportFailure(error);
   }
 }
 
+function embeddedDataDir(): string | undefined {
+  const database = loadConfig().database;
+  return database.kind === 'pglite' ? database.dataDir : undefined;
+}
+
 function reportFailure(error: unknown): number {
   if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
-    process.stderr.write(`kgate: ${error.message}\n\n${USAGE}`);
+    err(`kgate: ${error.message}\n\n${USAGE}`);
     return 2;
   }
   if (error instanceof ConfigError) {
-    process.stderr.write(`kgate: ${error.message}\n`);
+    err(`kgate: ${error.message}\n`);
     return 78;
   }
   if (error instanceof DataDirLockedError) {
-    process.stderr.write(`kgate: ${error.message}\n`);
+    err(`kgate: ${error.message}\n`);
     return 75;
   }
   if (isKgateError(error)) {
-    process.stderr.write(`kgate: ${error.message} (${error.code})\n`);
+    err(`kgate: ${error.message} (${error.code})\n`);
     return 1;
   }
   if (error instanceof OperatorError) {
-    process.stderr.write(`kgate: ${error.message}\n`);
+    err(`kgate: ${error.message}\n`);
     return 1;
   }
   const systemCode = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof systemCode === 'string' && /^E[A-Z]+$/.test(systemCode)) {
     // ECONNREFUSED, ENOTFOUND, EACCES...: the environment, not a bug. Messages of these never hold credentials.
-    process.stderr.write(`kgate: ${(error as Error).message}\n`);
+    err(`kgate: ${(error as Error).message}\n`);
     return 1;
   }
-  process.stderr.write(`kgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  err(`kgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return 1;
 }

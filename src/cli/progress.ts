@@ -1,12 +1,35 @@
-/** A one-line progress bar on a terminal; silent when the stream is not a TTY (pipes, CI, logs). */
+import { cliConsole } from './console.ts';
+
+/** Progress of a long command on standard error: a bar on a terminal, plain lines otherwise (pipes, CI, logs). */
 export interface Progress {
   update(done: number): void;
   finish(): void;
 }
 
-/** Draws `label [#####-----] done/total` on `stream`, at most every 100 ms. */
-export function createProgress(label: string, total: number, stream: NodeJS.WriteStream = process.stderr): Progress {
-  if (!stream.isTTY || total === 0) return { update() {}, finish() {} };
+/** Plain progress lines come at most this often. */
+const LINE_EVERY_MS = 2000;
+
+/**
+ * On a terminal, draws `label [#####-----] done/total` at most every 100 ms; elsewhere writes `label: done/total`
+ * lines at most every 2 s, and the last one at the end.
+ */
+export function createProgress(label: string, total: number): Progress {
+  const console = cliConsole();
+  const stream = { write: (text: string) => console.write('stderr', text) };
+  if (total === 0) return { update() {}, finish() {} };
+  if (!console.isTTY) {
+    let last = Date.now();
+    return {
+      update(done) {
+        if (Date.now() - last < LINE_EVERY_MS) return;
+        last = Date.now();
+        stream.write(`${label}: ${done}/${total}\n`);
+      },
+      finish() {
+        stream.write(`${label}: ${total}/${total}\n`);
+      },
+    };
+  }
   const width = 30;
   let last = 0;
   const draw = (done: number) => {

@@ -1,25 +1,30 @@
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../config.ts';
 import { createServices, type Services } from '../app/services.ts';
-import { openDatabase, type OpenedDatabase } from '../app/database.ts';
+import { openDatabase } from '../app/database.ts';
+import { gatewayRuntime } from './console.ts';
 import type { Actor } from '../kernel/principal.ts';
 
 /** The example vault that bootstrap seeds. */
 export const EXAMPLE_VAULT_DIR = fileURLToPath(new URL('../../examples/vault/', import.meta.url));
 
-/** A command's view of the process: config, an open database and the services over it. */
+/** A command's view of the process: config and the services over an open database. */
 export interface CommandRuntime {
   config: Config;
-  opened: OpenedDatabase;
   services: Services;
 }
 
-/** Opens config, database and services for one CLI command, runs `work`, and always closes the database. */
+/**
+ * Opens config, database and services for one CLI command, runs `work`, and always closes the database. A command
+ * that came through a running gateway's control channel (control-channel.ts) uses the gateway's own instead.
+ */
 export async function withRuntime<T>(command: string, work: (runtime: CommandRuntime) => Promise<T>): Promise<T> {
+  const gateway = gatewayRuntime();
+  if (gateway) return work(gateway);
   const config = loadConfig();
   const opened = await openDatabase(config, command);
   try {
-    return await work({ config, opened, services: createServices(opened.db) });
+    return await work({ config, services: createServices(opened.db) });
   } finally {
     await opened.close();
   }

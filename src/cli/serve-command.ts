@@ -5,13 +5,14 @@ import { startGateway, type Gateway } from '../app/gateway.ts';
 import { createLogger } from '../logger.ts';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { bootstrap, firstStartBanner } from './bootstrap-command.ts';
+import { startControlChannel, type ControlChannel } from './control-channel.ts';
 
 /**
  * `kgate serve`: opens the database, bootstraps an empty embedded installation (printing its token once), starts
  * the gateway, and stops gracefully on SIGTERM or SIGINT: in-flight requests finish, then the database closes.
  * Resolves with the exit code when the server has stopped.
  */
-export async function serveCommand(): Promise<number> {
+export async function serveCommand(runCommand: (argv: string[]) => Promise<number>): Promise<number> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const opened = await openDatabase(config, 'kgate serve');
@@ -35,6 +36,16 @@ export async function serveCommand(): Promise<number> {
     await gateway.stop();
     throw error;
   }
+  // The command line beside the gateway: import, export, token and admin run through it (control-channel.ts).
+  let channel: ControlChannel | undefined;
+  if (opened.dataDir !== undefined) {
+    channel = await startControlChannel(opened.dataDir, { config, services: gateway.services }, runCommand, (command) =>
+      logger.info({ command: `kgate ${command}` }, 'command from the control channel'),
+    ).catch((error: unknown) => {
+      logger.warn({ err: error }, 'no control channel: kgate import, export, token and admin wait until the gateway stops');
+      return undefined;
+    });
+  }
   logger.info({ url: gateway.url, baseUrl: publicBaseUrl(config, gateway.url), database: config.database.kind }, 'kgate listening');
   if (banner) process.stdout.write(`${banner}\n`);
 
@@ -48,7 +59,7 @@ export async function serveCommand(): Promise<number> {
       }
       signalled = true;
       logger.info({ signal }, 'shutting down');
-      void gateway.stop().then(
+      void (channel?.close() ?? Promise.resolve()).then(() => gateway.stop()).then(
         () => resolve(0),
         (error: unknown) => {
           logger.error({ err: error }, 'shutdown failed');
