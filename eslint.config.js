@@ -4,12 +4,12 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'scratch/', 'coverage/', '.bench-data/'] },
+  { ignores: ['node_modules/', 'data/', 'scratch/', 'coverage/', '.bench-data/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js', 'src/db/pglite-worker.js'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['eslint.config.js', 'bin/*.js', 'scripts/*.js', 'src/db/pglite-worker.js'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',

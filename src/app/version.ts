@@ -1,4 +1,5 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { packageFile } from '../kernel/package-files.ts';
 
 /** The version of this build, from package.json. */
-export const VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string }).version;

@@ -1,12 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../config.ts';
 import { createServices, type Services } from '../app/services.ts';
 import { openDatabase } from '../app/database.ts';
 import { gatewayRuntime } from './console.ts';
 import type { Actor } from '../kernel/principal.ts';
+import { packageFile } from '../kernel/package-files.ts';
 
 /** The example vault that bootstrap seeds. */
-export const EXAMPLE_VAULT_DIR = fileURLToPath(new URL('../../examples/vault/', import.meta.url));
+export const EXAMPLE_VAULT_DIR = packageFile('examples', 'vault');
 
 /** A command's view of the process: config and the services over an open database. */
 export interface CommandRuntime {

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../kernel/package-files.ts';
 import { sha256Hex } from '../kernel/hashing.ts';
 import type { Database, Sql } from './port.ts';
 
@@ -13,7 +13,7 @@ export interface Migration {
 }
 
 /** Where migrations live; tests may pass another folder. */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+export const MIGRATIONS_DIR = packageFile('src', 'db', 'migrations');
 
 const FILE_PATTERN = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 

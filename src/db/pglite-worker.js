@@ -139,6 +139,12 @@ async function handle(pg, message) {
   }
 }
 
+/** PGlite's default start parameters, which `startParams` replaces; a PGlite without them fails loudly here. */
+const DEFAULT_START_PARAMS = /** @type {{ defaultStartParams?: unknown }} */ (/** @type {unknown} */ (PGlite)).defaultStartParams;
+if (!Array.isArray(DEFAULT_START_PARAMS)) throw new Error('PGlite.defaultStartParams is missing: check pglite-worker.js against this PGlite version');
+/** The buffer pool of the embedded database. */
+const SHARED_BUFFERS = '16MB';
+
 /** @type {{ dataDir?: string, loadDataDir?: ArrayBuffer }} */
 const options = workerData ?? {};
 try {
@@ -147,6 +153,11 @@ try {
     ...(options.loadDataDir !== undefined ? { loadDataDir: new Blob([options.loadDataDir]) } : {}),
     // Normalize value types to what the PostgreSQL adapter returns (see port.ts).
     parsers: { [types.INT8]: (/** @type {string} */ value) => Number(value) },
+    // PGlite's own start parameters (they replace its defaults, so those are repeated) and a smaller buffer pool:
+    // PostgreSQL touches all of shared_buffers when it starts, so the default 128 MB is 128 MB of resident memory
+    // in every gateway, while the pages it would cache are already in the operating system's cache, a read away
+    // (PGlite reads its files with plain read calls). docs/operations.md, "Memory".
+    startParams: [...DEFAULT_START_PARAMS, '-c', `shared_buffers=${SHARED_BUFFERS}`],
   });
   port.on('message', (message) => void handle(pg, message));
   port.postMessage({ kind: 'ready' });

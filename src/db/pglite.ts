@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DatabaseThread, PgliteError, type ThreadEvent } from './pglite-thread.ts';
 import { CommitCallbacks, runAtOnce } from './commit-callbacks.ts';
+import { packageFile } from '../kernel/package-files.ts';
 import type { Database, Row, Sql } from './port.ts';
 
 /** Options of the embedded database. */
@@ -38,7 +41,7 @@ function sqlOn(thread: DatabaseThread, tx?: { id: number; committed: CommitCallb
 
 /** Starts the database thread and waits until PGlite is open there (or failed to open). */
 function startThread(options: PgliteOptions, loadDataDir: ArrayBuffer | undefined): Promise<Worker> {
-  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
+  const worker = new Worker(packageFile('src', 'db', 'pglite-worker.js'), {
     workerData: { ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}), ...(loadDataDir ? { loadDataDir } : {}) },
     ...(loadDataDir ? { transferList: [loadDataDir] } : {}),
   });
@@ -56,6 +59,13 @@ function startThread(options: PgliteOptions, loadDataDir: ArrayBuffer | undefine
   });
 }
 
+/** Closes PGlite on a thread that no DatabaseThread drives yet, and waits for the thread to end. */
+async function closeThread(worker: Worker): Promise<void> {
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  worker.postMessage({ id: 0, op: 'close' });
+  await exited;
+}
+
 /**
  * Opens an embedded PGlite database on a thread of its own (docs/architecture.md, "The embedded database runs on
  * its own thread"): SQL never runs on the thread that serves requests. PGlite does not lock its directory: callers
@@ -63,8 +73,17 @@ function startThread(options: PgliteOptions, loadDataDir: ArrayBuffer | undefine
  * each other's data.
  */
 export async function openPglite(options: PgliteOptions = {}): Promise<Database & { dump(): Promise<Blob> }> {
+  const createdBefore = options.dataDir !== undefined && existsSync(join(options.dataDir, 'PG_VERSION'));
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
-  const thread = new DatabaseThread(await startThread(options, loadDataDir), options.onCrash ?? crashLoudly);
+  let worker = await startThread(options, loadDataDir);
+  if (options.dataDir !== undefined && !createdBefore) {
+    // The first open of a directory runs initdb, which leaves the thread holding about 500 MB of WebAssembly
+    // memory that it never gives back. Closing that thread and opening the new database on a fresh one costs a few
+    // hundred milliseconds once, and the gateway then runs in its usual memory (docs/operations.md, "Memory").
+    await closeThread(worker);
+    worker = await startThread(options, undefined);
+  }
+  const thread = new DatabaseThread(worker, options.onCrash ?? crashLoudly);
   return {
     engine: 'pglite',
     ...sqlOn(thread),
