@@ -1,4 +1,4 @@
-import { type ImportBatchResult, type ImportedFile, type NotesService } from '../domains/notes/index.ts';
+import { type ImportBatchResult, type ImportedFile, type NotesService, type PreparedImport } from '../domains/notes/index.ts';
 import type { Actor } from '../kernel/principal.ts';
 import { createProgress } from './progress.ts';
 import { listVaultFolder, readNoteFiles } from './vault-folder.ts';
@@ -47,21 +47,35 @@ export async function importFolder(
     dryRun: options.dryRun ?? false,
   };
   const progress = options.progress ? createProgress('Importing', notePaths.length) : undefined;
-  for (let start = 0; start < notePaths.length; start += BATCH_SIZE) {
+  // Reads and parses a batch: the request thread's share of the work.
+  const readBatch = async (start: number): Promise<PreparedImport> => {
     const paths = notePaths.slice(start, start + BATCH_SIZE);
     const contents = await readNoteFiles(dir, paths);
     const batch: ImportedFile[] = [];
+    const unreadable: ImportBatchResult['rejected'] = [];
     paths.forEach((path, i) => {
       const content = contents[i];
-      if (content === undefined) report.rejected.push({ path, code: 'invalid_request', reason: 'not valid UTF-8' });
+      if (content === undefined) unreadable.push({ path, code: 'invalid_request', reason: 'not valid UTF-8' });
       else batch.push({ path, content });
     });
-    const result = await notes.importNotes(actor, mappingId, batch, { dryRun: report.dryRun });
+    const prepared = await notes.prepareImport(batch);
+    return { files: prepared.files, rejected: [...unreadable, ...prepared.rejected] };
+  };
+  // The database writes one batch while the next is read and parsed: batches are still written one after the
+  // other, in folder order, so the outcome is exactly that of a plain loop.
+  let next = notePaths.length > 0 ? await readBatch(0) : undefined;
+  for (let start = 0; next !== undefined; start += BATCH_SIZE) {
+    const following = start + BATCH_SIZE < notePaths.length ? start + BATCH_SIZE : undefined;
+    const [result, afterThat] = await Promise.all([
+      notes.importPrepared(actor, mappingId, next, { dryRun: report.dryRun }),
+      following === undefined ? undefined : readBatch(following),
+    ]);
     report.created += result.created;
     report.updated += result.updated;
     report.unchanged += result.unchanged;
     report.rejected.push(...result.rejected);
     progress?.update(Math.min(start + BATCH_SIZE, notePaths.length));
+    next = afterThat;
   }
   progress?.finish();
   if (!report.dryRun && report.created + report.updated >= ANALYZE_AFTER_CHANGES) await notes.refreshStatistics();

@@ -15,6 +15,8 @@ import type { TransactionResult } from './transaction-contract.ts';
 import { runTransaction, type TransactionInput } from './transactions.ts';
 import { createOrAppend, type CreateOrAppendInput } from './append.ts';
 import { noteTitle } from './title.ts';
+import { deriveNoteIndex } from './note-index.ts';
+import { SLICE_MS, Slices } from '../../kernel/slices.ts';
 
 /** Most files one `importNotes` call takes; importers send batches of this size. */
 export const MAX_IMPORT_BATCH = 500;
@@ -36,6 +38,13 @@ export interface NotesService extends NoteReads {
     files: readonly ImportedFile[],
     options?: { dryRun?: boolean },
   ): Promise<ImportBatchResult>;
+  /**
+   * `importNotes` in two steps, so that an importer can check and parse its next batch on the request thread while
+   * the database writes the current one: `prepareImport` does the CPU work (paths, sizes, hashes, the Markdown
+   * model) and touches nothing; `importPrepared` reads and writes. Same outcome as `importNotes`.
+   */
+  prepareImport(files: readonly ImportedFile[]): Promise<PreparedImport>;
+  importPrepared(actor: Actor, mappingId: string, prepared: PreparedImport, options?: { dryRun?: boolean }): Promise<ImportBatchResult>;
   /** Every note of a hosted vault, in pages, in byte order of path (for export). */
   iterateNotes(actor: Actor, mappingId: string, pageSize?: number): AsyncGenerator<Note[]>;
   countNotes(actor: Actor, mappingId: string): Promise<number>;
@@ -58,10 +67,21 @@ interface PreparedFile {
   write: store.NoteWrite;
 }
 
-function prepare(files: readonly ImportedFile[], result: ImportBatchResult): PreparedFile[] {
+/** A batch of files checked and parsed by `prepareImport`, not yet written. */
+export interface PreparedImport {
+  readonly files: readonly PreparedFile[];
+  /** What preparing found: the files it rejected. */
+  readonly rejected: ImportBatchResult['rejected'];
+}
+
+async function prepare(files: readonly ImportedFile[], result: Pick<ImportBatchResult, 'rejected'>): Promise<PreparedFile[]> {
   const seen = new Set<string>();
   const prepared: PreparedFile[] = [];
+  // Parsing a batch takes tens of milliseconds: in slices, so that the database's replies (an importer writes one
+  // batch while it parses the next) and, inside a gateway, requests are served in between.
+  const slices = new Slices(SLICE_MS);
   for (const file of files) {
+    if (slices.due()) await slices.pause();
     let path: string;
     try {
       path = normalizeNotePath(file.path);
@@ -83,7 +103,15 @@ function prepare(files: readonly ImportedFile[], result: ImportBatchResult): Pre
       continue;
     }
     seen.add(pathKey);
-    const write = { path, pathKey, content: file.content, contentHash: contentHash(file.content), size, title: noteTitle(path, file.content) };
+    const write: store.NoteWrite = {
+      path,
+      pathKey,
+      content: file.content,
+      contentHash: contentHash(file.content),
+      size,
+      title: noteTitle(path, file.content),
+      derived: deriveNoteIndex(file.content),
+    };
     prepared.push({ path, write });
   }
   return prepared;
@@ -106,64 +134,73 @@ export interface NotesServiceOptions {
 export function createNotesService(db: Database, vaults: VaultsService, options: NotesServiceOptions): NotesService {
   const { onContentChanged } = options;
   const deps = { db, vaults, onContentChanged };
+  const prepareImport: NotesService['prepareImport'] = async (files) => {
+    if (files.length > MAX_IMPORT_BATCH) {
+      throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);
+    }
+    const rejected: ImportBatchResult['rejected'] = [];
+    return { files: await prepare(files, { rejected }), rejected };
+  };
+
+  const importPrepared: NotesService['importPrepared'] = async (actor, mappingId, batch, options = {}) => {
+    const result: ImportBatchResult = { created: 0, updated: 0, unchanged: 0, rejected: [...batch.rejected] };
+    const prepared = batch.files;
+    if (prepared.length === 0) return result;
+    const keys = prepared.map((p) => p.write.pathKey);
+    const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write');
+    // Re-importing an unchanged folder is the common case: answer it with one read and no write transaction.
+    const current = await store.findHashes(db, mapping.vaultId, keys);
+    if (prepared.every(({ write }) => isUnchanged(current.get(write.pathKey), write))) {
+      result.unchanged = prepared.length;
+      return result;
+    }
+    return db.transaction(async (tx) => {
+      // Authority and hashes are checked again under the vault lock: the read above may be stale by now.
+      await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write', tx);
+      await store.lockVault(tx, mapping.vaultId);
+      const existing = await store.findHashes(tx, mapping.vaultId, keys);
+      const writes: store.NoteWrite[] = [];
+      const events: NewProvenanceEvent[] = [];
+      for (const { write } of prepared) {
+        const before = existing.get(write.pathKey);
+        if (isUnchanged(before, write)) {
+          result.unchanged += 1;
+          continue;
+        }
+        if (before) result.updated += 1;
+        else result.created += 1;
+        writes.push(write);
+        events.push({
+          mappingId: mapping.id,
+          vaultId: mapping.vaultId,
+          accountId: actor.accountId,
+          credentialKind: actor.credentialKind,
+          credentialId: actor.credentialId,
+          client: actor.client,
+          kind: before ? 'note.updated' : 'note.created',
+          path: write.path,
+          beforeRevision: before?.contentHash ?? null,
+          afterRevision: write.contentHash,
+          details: { via: 'import', ...(before && before.path !== write.path ? { previousPath: before.path } : {}) },
+        });
+      }
+      if (!options.dryRun) {
+        await store.upsertNotes(tx, mapping.vaultId, writes);
+        tx.afterCommit(() => onContentChanged(mapping.vaultId));
+        await appendEvents(tx, events);
+      }
+      return result;
+    });
+  };
+
   return {
     ...createNoteReads(db, vaults, options.bodies ?? createNoteBodyCache()),
     ...createFrontmatterScan(db, vaults),
     runTransaction: (input) => runTransaction(deps, input),
     createOrAppend: (input) => createOrAppend(deps, input),
-    async importNotes(actor, mappingId, files, options = {}) {
-      if (files.length > MAX_IMPORT_BATCH) {
-        throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);
-      }
-      const result: ImportBatchResult = { created: 0, updated: 0, unchanged: 0, rejected: [] };
-      const prepared = prepare(files, result);
-      if (prepared.length === 0) return result;
-      const keys = prepared.map((p) => p.write.pathKey);
-      const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write');
-      // Re-importing an unchanged folder is the common case: answer it with one read and no write transaction.
-      const current = await store.findHashes(db, mapping.vaultId, keys);
-      if (prepared.every(({ write }) => isUnchanged(current.get(write.pathKey), write))) {
-        result.unchanged = prepared.length;
-        return result;
-      }
-      return db.transaction(async (tx) => {
-        // Authority and hashes are checked again under the vault lock: the read above may be stale by now.
-        await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write', tx);
-        await store.lockVault(tx, mapping.vaultId);
-        const existing = await store.findHashes(tx, mapping.vaultId, keys);
-        const writes: store.NoteWrite[] = [];
-        const events: NewProvenanceEvent[] = [];
-        for (const { write } of prepared) {
-          const before = existing.get(write.pathKey);
-          if (isUnchanged(before, write)) {
-            result.unchanged += 1;
-            continue;
-          }
-          if (before) result.updated += 1;
-          else result.created += 1;
-          writes.push(write);
-          events.push({
-            mappingId: mapping.id,
-            vaultId: mapping.vaultId,
-            accountId: actor.accountId,
-            credentialKind: actor.credentialKind,
-            credentialId: actor.credentialId,
-            client: actor.client,
-            kind: before ? 'note.updated' : 'note.created',
-            path: write.path,
-            beforeRevision: before?.contentHash ?? null,
-            afterRevision: write.contentHash,
-            details: { via: 'import', ...(before && before.path !== write.path ? { previousPath: before.path } : {}) },
-          });
-        }
-        if (!options.dryRun) {
-          await store.upsertNotes(tx, mapping.vaultId, writes);
-          tx.afterCommit(() => onContentChanged(mapping.vaultId));
-          await appendEvents(tx, events);
-        }
-        return result;
-      });
-    },
+    importNotes: async (actor, mappingId, files, options = {}) => importPrepared(actor, mappingId, await prepareImport(files), options),
+    prepareImport,
+    importPrepared,
     async *iterateNotes(actor, mappingId, pageSize = 500) {
       const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
       let after: string | null = null;

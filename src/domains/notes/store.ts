@@ -11,6 +11,8 @@ export interface NoteWrite {
   contentHash: string;
   size: number;
   title: string;
+  /** The Markdown model of `content`, when the caller derived it already (imports do, before the transaction). */
+  derived?: NoteIndexEntry;
 }
 
 interface NoteRow {
@@ -77,7 +79,7 @@ export async function bumpContentVersion(sql: Sql, vaultId: string): Promise<num
 export async function upsertNotes(sql: Sql, vaultId: string, writes: readonly NoteWrite[]): Promise<void> {
   if (writes.length === 0) return;
   const version = await bumpContentVersion(sql, vaultId);
-  const derived: NoteIndexEntry[] = writes.map((w) => deriveNoteIndex(w.content));
+  const derived: NoteIndexEntry[] = writes.map((w) => w.derived ?? deriveNoteIndex(w.content));
   const rows = await sql.query<{ id: string; path_key: string; inserted: boolean }>(
     `INSERT INTO notes (id, vault_id, path, path_key, content, content_hash, size, title, content_version, search_text, tag_keys, model_version)
      SELECT id, $1, path, path_key, content, content_hash, size, title, $9, search_text, ARRAY(SELECT jsonb_array_elements_text(tags)), $12

@@ -12,7 +12,7 @@ import { contentHash } from '../../kernel/hashing.ts';
 import { MAX_IMPORT_BATCH } from '../notes/index.ts';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.ts';
 import { MIN_SNAPSHOT_NOTES } from './vault-index-cache.ts';
-import { Slices } from './slices.ts';
+import { Slices } from '../../kernel/slices.ts';
 import { INDEX_RULES_VERSION, VaultSearchIndex } from './vault-index.ts';
 
 // Slices of 0 ms: every step that may pause does, so the slicing itself is exercised.

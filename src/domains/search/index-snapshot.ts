@@ -1,4 +1,4 @@
-import type { Slices } from './slices.ts';
+import type { Slices } from '../../kernel/slices.ts';
 import type { IndexState, IndexStateDoc } from './vault-index.ts';
 
 /**

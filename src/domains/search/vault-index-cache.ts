@@ -1,6 +1,6 @@
 import type { Database } from '../../db/port.ts';
 import { decodeSnapshot, encodeSnapshot, type SearchIndexSnapshots } from './index-snapshot.ts';
-import { SLICE_MS, Slices } from './slices.ts';
+import { SLICE_MS, Slices } from '../../kernel/slices.ts';
 import * as store from './store.ts';
 import { INDEX_RULES_VERSION, VaultSearchIndex } from './vault-index.ts';
 

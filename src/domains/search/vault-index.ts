@@ -1,5 +1,5 @@
 import { notePathKey } from '../../kernel/vault-path.ts';
-import type { Slices } from './slices.ts';
+import type { Slices } from '../../kernel/slices.ts';
 import { forEachWord } from './tokenizer.ts';
 
 /** What the index keeps of one note (its body text stays in the database). */
