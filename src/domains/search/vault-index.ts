@@ -25,10 +25,12 @@ export const FIELD = { title: 1, path: 2, body: 4 } as const;
 const WEIGHT = { title: 5, path: 2, body: 1 } as const;
 /**
  * Up to this many characters of search text per vault are kept with the index, so that snippets and phrase checks
- * need no database read (about the text of 30,000 notes of 2 KB). A vault with more keeps none: its snippets read
- * the database.
+ * need no database read (about the text of 4,000 notes of 2 KB). A vault with more keeps none: its snippets read
+ * the texts of the page's results from the database, as an index loaded from a snapshot always does. Larger
+ * vaults kept up to 64 M characters once, which put a 20,000-note gateway at 510 MB resident after its first
+ * search; without them it holds about 260 MB, and a search reads ten texts more (docs/operations.md, "Memory").
  */
-export const MAX_KEPT_TEXT_CHARS = 64 * 1024 * 1024;
+export const MAX_KEPT_TEXT_CHARS = 8 * 1024 * 1024;
 
 // BM25's usual constants: term-frequency saturation and length normalization.
 const K1 = 1.2;
