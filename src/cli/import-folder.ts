@@ -13,8 +13,8 @@ export interface ImportReport extends ImportBatchResult {
   dryRun: boolean;
 }
 
-// Small enough to keep each transaction short (PGlite runs queries on the event loop), large enough to amortize;
-// within the notes service's MAX_IMPORT_BATCH.
+// Small enough to keep each transaction short (it holds the vault lock, and PGlite runs one transaction at a
+// time), large enough to amortize; within the notes service's MAX_IMPORT_BATCH.
 const BATCH_SIZE = 250;
 // After a bulk load the planner has no statistics for the new rows and scans instead of using the path index.
 const ANALYZE_AFTER_CHANGES = 1_000;
