@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, cleanupCli, installationAt, runKgate, singleJson, startServe, tempDir, type ServeProcess } from './support/cli.ts';
@@ -72,6 +73,35 @@ describe.runIf(TEST_ENGINE === 'pglite')('the command line beside a running embe
     expect(second.code).toBe(75);
     expect(second.stderr).toContain('is in use');
     expect(await inventory()).toBe(before);
+  });
+
+  it('refuses a malformed, oversized or other command on the socket with exit 2, and changes nothing', async () => {
+    const inventory = async () => ((await (await api(`/notes?mappingId=${owner.mappingId}`)).json()) as { notes: unknown[] }).notes.length;
+    const before = await inventory();
+    // Speaks the channel's protocol directly: one request line, then the answer's lines until the gateway closes.
+    const send = (line: string) =>
+      new Promise<Array<{ stdout?: string; stderr?: string; exit?: number }>>((resolve, reject) => {
+        const socket = connect(join(dir, 'kgate.sock'));
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+        socket.on('close', () => resolve(answer.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { exit?: number })));
+        socket.on('error', reject);
+        socket.write(line);
+      });
+    const request = (argv: unknown) => `${JSON.stringify({ argv, cwd: REPO_ROOT, tty: false, stdin: null })}\n`;
+    for (const line of [
+      'not json\n',
+      request([]),
+      request(['serve']),
+      request(['import', 42]),
+      `${JSON.stringify({ argv: ['token', 'list'], cwd: REPO_ROOT, tty: false, stdin: 'x'.repeat(70 * 1024) })}\n`,
+    ]) {
+      const answer = await send(line);
+      expect(answer.at(-1)).toEqual({ exit: 2 });
+      expect(answer[0]?.stderr).toContain('import, export, token and admin commands only');
+    }
+    expect(await inventory()).toBe(before);
+    expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
   });
 
   it('the socket is the owner’s alone, and goes away with the gateway', async () => {

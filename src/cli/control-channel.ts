@@ -61,8 +61,9 @@ function firstLine(socket: Socket, limit: number): Promise<string | undefined> {
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
       const end = buffered.indexOf('\n');
-      if (end >= 0) done(buffered.slice(0, end));
-      else if (buffered.length > limit) done(undefined);
+      // The limit holds however the line arrives: in one chunk with its newline, or in many without.
+      if (end > limit || (end < 0 && buffered.length > limit)) done(undefined);
+      else if (end >= 0) done(buffered.slice(0, end));
     };
     const onEnd = () => done(undefined);
     socket.on('data', onData);
@@ -101,7 +102,7 @@ export async function startControlChannel(
       if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
     };
     if (!request || !CHANNEL_COMMANDS.has(request.argv[0]!)) {
-      send({ stderr: 'kgate: the gateway runs import, export, token and admin commands only\n' });
+      send({ stderr: 'kgate: the gateway runs import, export, token and admin commands only, each as one request line of at most 64 KiB\n' });
       socket.end(`${JSON.stringify({ exit: 2 })}\n`);
       return;
     }

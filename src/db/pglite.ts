@@ -59,11 +59,18 @@ function startThread(options: PgliteOptions, loadDataDir: ArrayBuffer | undefine
   });
 }
 
-/** Closes PGlite on a thread that no DatabaseThread drives yet, and waits for the thread to end. */
+/**
+ * Closes PGlite on a thread that no DatabaseThread drives yet, and ends the thread. A close that fails is thrown
+ * rather than waited on: the thread would never end by itself then.
+ */
 async function closeThread(worker: Worker): Promise<void> {
-  const exited = new Promise((resolve) => worker.once('exit', resolve));
-  worker.postMessage({ id: 0, op: 'close' });
-  await exited;
+  const reply = await new Promise<{ ok: boolean; error?: Record<string, unknown> }>((resolve) => {
+    worker.once('message', resolve);
+    worker.once('exit', () => resolve({ ok: false, error: { message: 'the embedded database thread exited while closing' } }));
+    worker.postMessage({ id: 0, op: 'close' });
+  });
+  await worker.terminate();
+  if (!reply.ok) throw new PgliteError(reply.error ?? { message: 'closing the embedded database failed' });
 }
 
 /**
