@@ -6,7 +6,8 @@
  * kgate runs twice per database over the same folder: a first import (every note created) and a second one
  * (every note unchanged). Counts are checked; a wrong count fails the benchmark. Every run is repeated (fresh
  * databases each time) and the median is reported. Phases inside kgate's import are timed from outside `src/`
- * (see `import/phases.ts`).
+ * (see `import/phases.ts`). Then, per database, the whole `kgate import` command from spawn to exit
+ * (`import/command-run.ts`), which adds starting Node.js, opening the database and the progress report.
  *
  * The pieces: `import/baselines.ts` and `import/kgate-import-passes.ts` measure, `import/result.ts` collects,
  * `import/report.ts` renders; this module runs them in order and cleans up.
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/app/database.ts';
 import { readOnlyBaseline, sqliteBaseline, syncReadReference } from './import/baselines.ts';
+import { commandImport } from './import/command-run.ts';
 import { kgateImportPasses } from './import/kgate-import-passes.ts';
 import { importThroughputReport } from './import/report.ts';
 import { toRows, type ImportThroughputResult, type Sample } from './import/result.ts';
@@ -61,6 +63,27 @@ async function runOnPglite(root: string, vault: string, expected: number): Promi
   } finally {
     await pglite.close();
     await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The whole `kgate import` command into a fresh PGlite installation under `root`, removed afterwards. */
+async function commandOnPglite(root: string, vault: string, expected: number): Promise<{ sample: Sample; failure?: string }> {
+  const dataDir = await mkdtemp(join(root, 'command-'));
+  try {
+    return await commandImport('PGlite', { KGATE_DATA_DIR: dataDir }, vault, expected);
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The whole `kgate import` command into a fresh scratch database on the server, dropped afterwards. */
+async function commandOnPostgres(serverUrl: string, vault: string, expected: number): Promise<{ sample: Sample; failure?: string } | ScratchDatabaseSkipped> {
+  const scratch = await createScratchDatabase(serverUrl);
+  if ('skipped' in scratch) return scratch;
+  try {
+    return await commandImport('PostgreSQL', { DATABASE_URL: scratch.url }, vault, expected);
+  } finally {
+    await scratch.drop();
   }
 }
 
@@ -138,6 +161,8 @@ export async function measureImportThroughput(options: ImportThroughputOptions):
       record(b.sample, b.sample.notes === expected ? undefined : `baseline B stored ${count(b.sample.notes)} rows, expected ${count(expected)}`);
 
       recordEngine('PGlite', await runOnPglite(root, vault, expected));
+      const pgliteCommand = await commandOnPglite(root, vault, expected);
+      record(pgliteCommand.sample, pgliteCommand.failure);
 
       // Once the server has failed, later repetitions do not try it again.
       if (result.skipped.some((s) => s.engine === 'PostgreSQL')) continue;
@@ -148,6 +173,9 @@ export async function measureImportThroughput(options: ImportThroughputOptions):
         continue;
       }
       recordEngine('PostgreSQL', postgres);
+      const postgresCommand = await commandOnPostgres(serverUrl, vault, expected);
+      if ('skipped' in postgresCommand) result.skipped.push({ engine: 'PostgreSQL', reason: postgresCommand.skipped });
+      else record(postgresCommand.sample, postgresCommand.failure);
     }
   } finally {
     await rm(root, { recursive: true, force: true });
