@@ -58,7 +58,16 @@ export interface EngineResult {
   requestLogLines: number;
   /** One JSON-RPC batch of 10,000 calls, sent after the rows. */
   bigBatch: BigBatchResult;
+  /** Hello-world again, before each row of {@link PAIRED_ROWS} and after the last: the rows' paired baselines. */
+  helloRuns: Measurement[];
 }
+
+/**
+ * The rows compared with hello-world by a share (issue 13's targets and their companions). Each is measured between
+ * two hello-world runs and compared with their mean, so that a shared machine's drift over the minutes of the
+ * benchmark does not decide a share: the first hello-world row alone would set every share.
+ */
+export const PAIRED_ROWS: ReadonlySet<Scenario['key']> = new Set(['read', 'readMany', 'search', 'searchVaried', 'toolsList', 'noteContent']);
 
 /** The whole benchmark's result. */
 export interface HttpThroughputResult {
@@ -133,6 +142,7 @@ async function runEngine(
   const server = await startServer(env, logFile);
   log(`  ${engine}: kgate serve (pid ${server.pid}) at ${server.url}, ${boot.seeded} demo notes`);
   const measurements: Measurement[] = [];
+  const helloRuns: Measurement[] = [];
   let list: Scenario[];
   let bigBatch: BigBatchResult;
   try {
@@ -144,16 +154,30 @@ async function runEngine(
       runId: randomBytes(4).toString('hex'),
     };
     list = scenarios(target);
-    for (const scenario of list) {
+    const helloScenario = list.find((s) => s.key === 'hello')!;
+    // Hello-world again before each paired row and after the last of them: H P1 H P2 ... Pn H.
+    const sequence = list.flatMap((scenario, k) => {
+      const paired = PAIRED_ROWS.has(scenario.key);
+      const lastPaired = paired && !list.slice(k + 1).some((next) => PAIRED_ROWS.has(next.key));
+      return [...(paired ? [helloScenario] : []), scenario, ...(lastPaired ? [helloScenario] : [])];
+    });
+    const measured: Measurement[] = [];
+    for (const [k, scenario] of sequence.entries()) {
       const m = await measureScenario(server.url, scenario, options, server);
-      measurements.push(m);
-      log(`  ${engine} ${scenario.key}: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms`);
+      measured.push(m);
+      const extraHello = scenario.key === 'hello' && k > 0;
+      if (extraHello) helloRuns.push(m);
+      else measurements.push(m);
+      log(`  ${engine} ${scenario.key}${extraHello ? ' (paired)' : ''}: ${Math.round(m.requestsPerSecond)} req/s, p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms`);
       const bad = m.errors + m.non2xx + m.mismatches;
       if (bad > 0) {
         failures.push(
           `${engine} ${scenario.key}: ${m.errors} errors, ${m.non2xx} non-2xx ${JSON.stringify(m.otherStatuses)}, ${m.mismatches} wrong bodies`,
         );
       }
+    }
+    for (const [k, m] of measured.entries()) {
+      if (PAIRED_ROWS.has(m.key)) m.pairedHelloRps = (measured[k - 1]!.requestsPerSecond + measured[k + 1]!.requestsPerSecond) / 2;
     }
     bigBatch = await measureBigBatch(server.url, boot.token);
     log(`  ${engine} batch of 10,000: ${bigBatch.status} in at most ${Math.round(bigBatch.worstMs)} ms; healthz worst ${Math.round(bigBatch.newConnectionMs.max)} ms`);
@@ -196,7 +220,7 @@ async function runEngine(
   } finally {
     await opened.close();
   }
-  return { engine, version, measurements, roundTrips, reservations, requestLogLines, bigBatch };
+  return { engine, version, measurements, roundTrips, reservations, requestLogLines, bigBatch, helloRuns };
 }
 
 /** Runs the benchmark on PGlite (fresh data directory) and PostgreSQL (fresh scratch database; skipped when unreachable). */

@@ -64,6 +64,11 @@ export interface Measurement<K extends string = Scenario['key']> {
   newConnectionMs: { p50: number; max: number; probes: number };
   /** The server's own view of the measured run, from its request log: handler durations (ms). Set by the caller. */
   serverMs?: { p50: number; p99: number; requests: number };
+  /**
+   * The hello-world rate this row is compared with: the mean of the hello-world runs measured just before and just
+   * after it, when the caller measured them (see http-throughput.ts). Set by the caller.
+   */
+  pairedHelloRps?: number;
 }
 
 async function fire(url: string, scenario: LoadScenario<string>, connections: number, seconds: number): Promise<autocannon.Result> {

@@ -30,6 +30,11 @@ function share(part: number, whole: number): string {
   return pct < 10 ? `${fixed(pct, 1)}%` : `${fixed(pct, 0)}%`;
 }
 
+/** The hello-world rate a row is compared with: its paired runs' mean where measured, else the first hello-world row. */
+function baselineOf(engine: EngineResult, m: Measurement): number {
+  return m.pairedHelloRps ?? find(engine, 'hello').requestsPerSecond;
+}
+
 function find(engine: EngineResult, key: Scenario['key']): Measurement {
   return engine.measurements.find((m) => m.key === key)!;
 }
@@ -53,11 +58,11 @@ function throughputTable(result: HttpThroughputResult): string[] {
     '|---|---|--:|--:|--:|--:|--:|',
   ];
   for (const engine of result.engines) {
-    const hello = find(engine, 'hello');
     for (const m of engine.measurements) {
+      const paired = m.pairedHelloRps === undefined ? '' : ` (of ${count(Math.round(m.pairedHelloRps))})`;
       lines.push(
         `| ${ROUTE_NAMES[m.key]} | ${engine.engine} | ${count(Math.round(m.requestsPerSecond))} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ` +
-          `${m.errors} / ${m.non2xx} | ${m.key === 'hello' ? 'baseline' : share(m.requestsPerSecond, hello.requestsPerSecond)} |`,
+          `${m.errors} / ${m.non2xx} | ${m.key === 'hello' ? 'baseline' : `${share(m.requestsPerSecond, baselineOf(engine, m))}${paired}`} |`,
       );
     }
   }
@@ -158,9 +163,9 @@ function interpretation(engine: EngineResult, connections: number): string[] {
   const newcomerWorst = loaded.reduce((a, b) => (b.newConnectionMs.max > a.newConnectionMs.max ? b : a));
   const targets = READ_TARGETS.map(({ key, share: wanted }) => {
     const m = find(engine, key);
-    const got = m.requestsPerSecond / hello.requestsPerSecond;
+    const got = m.requestsPerSecond / baselineOf(engine, m);
     const ok = got >= wanted && m.p99Ms < READ_P99_TARGET_MS;
-    return `${ROUTE_NAMES[key].split(':')[0]} ${share(m.requestsPerSecond, hello.requestsPerSecond)} (p99 ${ms(m.p99Ms)} ms)${ok ? '' : ' – short of the target'}`;
+    return `${ROUTE_NAMES[key].split(':')[0]} ${share(m.requestsPerSecond, baselineOf(engine, m))} (p99 ${ms(m.p99Ms)} ms)${ok ? '' : ' – short of the target'}`;
   });
   const batch = engine.bigBatch;
   const lines = [
@@ -221,6 +226,16 @@ export function httpThroughputReport(result: HttpThroughputResult): BenchmarkRep
     `- Engines: ${result.engines.map((e) => `${e.engine} ${e.version}`).join('; ')}. kgate's PostgreSQL pool has its default 10 connections (KGATE_DB_POOL_SIZE).`,
     '- The machine has 2 cores, shared by autocannon, the kgate server and, for PostgreSQL, the database server: hello-world is bounded by ' +
       'that sharing as much as by kgate, so read the ratios, not the absolute rates.',
+    '- Paired baselines: hello-world is measured again before each read and search row and after the last of them, and each of those rows is ' +
+      'compared with the mean of the hello-world runs just before and after it (shown in parentheses), so that a shared machine drifting over ' +
+      'the minutes of the benchmark does not decide a share. ' +
+      result.engines
+        .filter((e) => e.helloRuns.length > 0)
+        .map((e) => {
+          const rates = [find(e, 'hello'), ...e.helloRuns].map((m) => m.requestsPerSecond);
+          return `On ${e.engine} the ${rates.length} hello-world runs ranged ${count(Math.round(Math.min(...rates)))}–${count(Math.round(Math.max(...rates)))} requests/s.`;
+        })
+        .join(' '),
     ...result.skipped.map((s) => `- ${s.engine} skipped: ${s.reason}`),
     '',
     'Inside the server during each measured run: request durations from its log (from the first middleware to the response, so without ' +
