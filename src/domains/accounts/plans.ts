@@ -1,5 +1,5 @@
 import type { Plan } from '../../kernel/principal.ts';
-import { AllowanceOverridesSchema, type Entitlements } from './contract.ts';
+import { AllowanceOverridesSchema, type AllowanceOverrides, type Entitlements } from './contract.ts';
 
 /**
  * What each plan includes. The spec fixes the shape (spec 5 rule 2: the Developer REST API needs the Developer
@@ -44,6 +44,25 @@ export const PLAN_ENTITLEMENTS: Readonly<Record<Plan, Entitlements>> = {
  * ignored rather than trusted: they come from a jsonb column an operator may have edited by hand.
  */
 export function entitlementsOf(plan: Plan, overrides: unknown = {}): Entitlements {
+  return { ...PLAN_ENTITLEMENTS[plan], ...validOverrides(overrides) };
+}
+
+// Validated overrides by the object they were read as: a cached credential row hands the same object to every
+// request it authenticates, so its overrides are checked once, not on each request.
+const checkedOverrides = new WeakMap<object, AllowanceOverrides>();
+
+/** The overrides if they pass validation, else none. */
+function validOverrides(overrides: unknown): AllowanceOverrides {
+  if (typeof overrides !== 'object' || overrides === null) return checkOverrides(overrides);
+  let checked = checkedOverrides.get(overrides);
+  if (checked === undefined) {
+    checked = checkOverrides(overrides);
+    checkedOverrides.set(overrides, checked);
+  }
+  return checked;
+}
+
+function checkOverrides(overrides: unknown): AllowanceOverrides {
   const parsed = AllowanceOverridesSchema.safeParse(overrides);
-  return { ...PLAN_ENTITLEMENTS[plan], ...(parsed.success ? parsed.data : {}) };
+  return parsed.success ? parsed.data : {};
 }
