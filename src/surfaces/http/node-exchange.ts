@@ -40,8 +40,8 @@ export function logRequest(
   );
 }
 
-/** Sends a complete response with an explicit length. */
-export function send(res: ServerResponse, status: number, headers: Record<string, string>, body?: string): void {
+/** Sends a complete response with an explicit length; a body given as bytes is sent as is, without encoding. */
+export function send(res: ServerResponse, status: number, headers: Record<string, string>, body?: string | Buffer): void {
   if (body === undefined) {
     res.writeHead(status, headers).end();
     return;

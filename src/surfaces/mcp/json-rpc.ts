@@ -18,10 +18,19 @@ export type Message = { jsonrpc: '2.0'; id?: string | number; method?: string; p
 /** One JSON-RPC reply. */
 export type Reply = { jsonrpc: '2.0'; id?: unknown; result?: unknown; error?: unknown };
 
-/** A result serialized ahead of time; the transport splices it into the reply instead of serializing it again. */
+/**
+ * A result serialized ahead of time; the transport splices it into the reply instead of serializing it again. It is
+ * kept as UTF-8 bytes too: a large result (the tool list is tens of kilobytes) spliced into a string would be
+ * measured and encoded again on every reply.
+ */
 export class PreserializedResult {
-  constructor(readonly json: string) {}
+  readonly bytes: Buffer;
+  constructor(readonly json: string) {
+    this.bytes = Buffer.from(json, 'utf8');
+  }
 }
+
+const REPLY_END = Buffer.from('}');
 
 /** A JSON-RPC error reply; an unknown id is answered as null (JSON-RPC 2.0 s5). */
 export function rpcError(id: unknown, code: number, message: string, data?: Record<string, unknown>): Reply {
@@ -32,6 +41,14 @@ export function rpcError(id: unknown, code: number, message: string, data?: Reco
 export function serializeReply(reply: Reply): string {
   if (reply.result instanceof PreserializedResult) {
     return `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":${reply.result.json}}`;
+  }
+  return JSON.stringify(reply);
+}
+
+/** One JSON-RPC reply as the body of a response: the same text as {@link serializeReply}, as bytes when preserialized. */
+export function replyBody(reply: Reply): string | Buffer {
+  if (reply.result instanceof PreserializedResult) {
+    return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":`), reply.result.bytes, REPLY_END]);
   }
   return JSON.stringify(reply);
 }

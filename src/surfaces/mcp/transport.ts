@@ -12,7 +12,7 @@ import { MCP_SURFACE } from '../invocation/surface.ts';
 import { answerMessages } from './answer.ts';
 import { discoveryDocument } from './dispatcher.ts';
 import { foreignRequest, header } from './http-edges.ts';
-import { JSONRPC, rpcError, serializeReply, type Reply } from './json-rpc.ts';
+import { JSONRPC, replyBody, rpcError, serializeReply, type Reply } from './json-rpc.ts';
 import { checkTransport, readMessages } from './messages.ts';
 import { toolCatalogue } from './tool-list.ts';
 
@@ -28,11 +28,11 @@ export interface McpDependencies {
   metrics?: Metrics | undefined;
 }
 
-/** The outcome of one request: status, extra headers and the body text (none for 202 and 405). */
+/** The outcome of one request: status, extra headers and the body, text or UTF-8 bytes (none for 202 and 405). */
 interface Outcome {
   status: number;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   principal?: AuthenticatedPrincipal;
 }
 
@@ -81,7 +81,7 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     if (refused) return { ...reply(refused.status, refused.reply, refused.headers), principal };
     const answers = await answerMessages(read.messages, read.batch, { pipeline: deps.pipeline, principal, tools, serverVersion: deps.version, resourceMetadata });
     if (answers.replies.length === 0) return { status: 202, principal };
-    const body = read.batch ? `[${answers.replies.map(serializeReply).join(',')}]` : serializeReply(answers.replies[0]!);
+    const body = read.batch ? `[${answers.replies.map(serializeReply).join(',')}]` : replyBody(answers.replies[0]!);
     return { status: answers.status, headers: answers.headers, body, principal };
   }
 
