@@ -36,8 +36,22 @@ export function restHandler(route: RestRoute, pipeline: Pipeline): Handler<HttpE
     if (invocation.replayed) c.header('Idempotent-Replayed', 'true');
     if (!invocation.ok) throw invocation.error;
     if (route.binding.representation === 'note') return renderNote(c, invocation.output as { revision: string; content: string });
-    return c.json(invocation.output, 200);
+    return json(c, invocation.output);
   };
+}
+
+// The JSON of frozen outputs (presented once, shared by the calls that hit a cache), serialized once.
+const frozenJson = new WeakMap<object, string>();
+
+/** Answers `value` as JSON, exactly as `c.json` does, serializing a frozen value only the first time. */
+function json(c: Context<HttpEnv>, value: Record<string, unknown>): Response {
+  if (!Object.isFrozen(value)) return c.json(value, 200);
+  let text = frozenJson.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    frozenJson.set(value, text);
+  }
+  return c.body(text, 200, { 'Content-Type': 'application/json' });
 }
 
 function renderNote(c: Context<HttpEnv>, note: { revision: string; content: string }): Response {
