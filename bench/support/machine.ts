@@ -1,4 +1,5 @@
 /** The machine a benchmark ran on, printed at the top of every section so numbers are read in context. */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 
@@ -16,5 +17,32 @@ export function machineFacts(): string[] {
     `- CPU: ${cpu}, ${availableParallelism()} cores`,
     `- RAM: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `- Node.js ${process.version} on ${process.platform}/${process.arch}`,
+    `- Speed check: ${speedCheck()}`,
   ];
+}
+
+// Where the timed loop writes, outside it, so that the loop cannot be optimized away.
+let sink = 0;
+
+/**
+ * Two single-thread timings taken as the run starts, best of three each, so that runs on one machine can be compared:
+ * a shared virtual machine's speed moves from hour to hour (on the development VM, by more than 2x between days),
+ * and every other figure moves with it.
+ */
+function speedCheck(): string {
+  const best = (work: () => void) => {
+    let fastest = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < 3; k++) {
+      const started = performance.now();
+      work();
+      fastest = Math.min(fastest, performance.now() - started);
+    }
+    return fastest;
+  };
+  const block = Buffer.alloc(64 * 1024 * 1024, 7);
+  const hashMs = best(() => createHash('sha256').update(block).digest());
+  const loopMs = best(() => {
+    for (let i = 0; i < 100_000_000; i++) sink = (sink + i) | 0;
+  });
+  return `SHA-256 of 64 MiB in ${hashMs.toFixed(0)} ms, a JavaScript loop of 10^8 additions in ${loopMs.toFixed(0)} ms (best of three, one thread, lower is faster)`;
 }
