@@ -250,7 +250,7 @@ export function coldStartReport(result: ColdStartResult): BenchmarkReport {
       .filter((s) => s.settled)
       .map(
         (s) =>
-          `- ${s.label}: once the index built by the first search was packed and stored in the background (${count(Math.round(s.settled!.waitMs))} ms after the searches), the server held ${count(Math.round(s.settled!.rssMb))} MB.`,
+          `- ${s.label}: once the index built by the first search was stored in the background (${count(Math.round(s.settled!.waitMs))} ms after the searches), the server held ${count(Math.round(s.settled!.rssMb))} MB.`,
       ),
     '- The demo rows start on the demo installation (about 30 notes). "First start" begins with an empty data directory: the server creates the database, the owner, the demo vault and a token.',
     ...result.failures.map((f) => `- Failure: ${f}`),

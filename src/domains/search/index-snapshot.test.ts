@@ -11,7 +11,7 @@ import type { Database } from '../../db/port.ts';
 import { contentHash } from '../../kernel/hashing.ts';
 import { MAX_IMPORT_BATCH } from '../notes/index.ts';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.ts';
-import { createVaultIndexCache, MIN_SNAPSHOT_NOTES } from './vault-index-cache.ts';
+import { MIN_SNAPSHOT_NOTES } from './vault-index-cache.ts';
 import { Slices } from '../../kernel/slices.ts';
 import { INDEX_RULES_VERSION, VaultSearchIndex } from './vault-index.ts';
 
@@ -164,29 +164,6 @@ describe('search index snapshots: a gateway restarted over the same data', () =>
     expect(fromSnapshot).toEqual(fromBuild);
     expect(JSON.stringify(fromSnapshot)).toContain('added/by-test.md');
     expect(JSON.stringify(fromSnapshot)).not.toContain(deleted.path);
-  });
-
-  it('packs a large index once it is built, with nowhere to store it too, into one that holds the same and keeps up', async () => {
-    const vaultId = owner.mapping.vaultId;
-    const versionNow = async () => (await db.query<{ v: number }>('SELECT content_version AS v FROM vaults WHERE id = $1', [vaultId]))[0]!.v;
-    const cache = createVaultIndexCache(db);
-    const built = await cache.current(vaultId, await versionNow());
-    let packed = built;
-    for (let k = 0; k < 400 && packed === built; k++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      packed = await cache.current(vaultId, await versionNow());
-    }
-    expect(packed).not.toBe(built);
-    // The same notes, words and postings, entry for entry.
-    expect(await packed.exportState(slices())).toEqual(await built.exportState(slices()));
-
-    // A packed index is brought up to date like any other: its postings grow past the shared arrays.
-    await first.notes.importNotes(owner.actor, owner.mapping.id, [{ path: 'added/after-packing.md', content: `# After\n${SYNTHETIC_RARE_TERM} packed-by-test\n` }]);
-    const later = await cache.current(vaultId, await versionNow());
-    const found = await first.search.searchNotes(owner.actor, owner.mapping.id, { query: 'packed-by-test' });
-    expect(found.results.map((r) => r.path)).toEqual(['added/after-packing.md']);
-    expect(later.size).toBe(built.size + 1);
-    expect(later.match([SYNTHETIC_RARE_TERM.toLowerCase()]).length).toBe(built.match([SYNTHETIC_RARE_TERM.toLowerCase()]).length + 1);
   });
 
   it('rebuilds instead of loading a damaged snapshot, or one ahead of the database (a restored backup)', async () => {

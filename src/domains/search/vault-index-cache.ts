@@ -50,7 +50,6 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
   async function refresh(vaultId: string, version: number): Promise<VaultSearchIndex> {
     let index = indexes.get(vaultId);
     let read: number;
-    let built = false;
     if (index) read = await catchUp(db, index, vaultId, version);
     else {
       const loaded = await loadStored(vaultId, version);
@@ -62,7 +61,6 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
         index = await buildIndex(db, vaultId, version, options.maxKeptTextChars);
         read = index.size;
         unsaved.set(vaultId, 0);
-        built = true;
       }
     }
     indexes.delete(vaultId);
@@ -71,10 +69,8 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
     const pending = (unsaved.get(vaultId) ?? 0) + read;
     unsaved.set(vaultId, pending);
     // Stored after a build, and again once a tenth of the notes have been read since: a restart then loads it and
-    // reads only the notes written after it. Without a place to store it, a large index is still packed once built.
-    const large = index.size >= MIN_SNAPSHOT_NOTES;
-    if (options.snapshots && large && pending >= Math.max(1, index.size / 10)) settle(vaultId, index, true);
-    else if (built && large) settle(vaultId, index, false);
+    // reads only the notes written after it.
+    if (options.snapshots && index.size >= MIN_SNAPSHOT_NOTES && pending >= Math.max(1, index.size / 10)) store_(vaultId, index);
     return index;
   }
 
@@ -90,37 +86,27 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
   }
 
   /**
-   * Packs the index in the background, in slices, and stores it when `write` (a failed store only means the next
-   * start builds it again). Packing replaces the index with one made from its exported state: every word's postings
-   * become views of three shared arrays, as in an index loaded from a snapshot, instead of three arrays of their
-   * own with room to grow; on 20,000 notes that is the difference between a gateway that built its index and one
-   * that loaded it (docs/operations.md, "Memory"). The index must stay still while it is read: this takes the
-   * vault's refresh turn (no catch-up meanwhile; searches that need a newer version wait for it) and reads as a
-   * reader of the index (no compaction meanwhile). Searches under way keep the index they hold.
+   * Stores the index in the background, in slices; a failure only means the next start builds it again. The index
+   * must stay still while it is read: the store takes the vault's refresh turn (no catch-up meanwhile; searches that
+   * need a newer version wait for it) and reads as a reader of the index (no compaction meanwhile).
    */
-  function settle(vaultId: string, index: VaultSearchIndex, write: boolean): void {
+  function store_(vaultId: string, index: VaultSearchIndex): void {
     if (saving.has(vaultId)) return;
     saving.add(vaultId);
-    if (write) unsaved.set(vaultId, 0);
+    unsaved.set(vaultId, 0);
     setImmediate(() => {
       const previous = refreshing.get(vaultId) ?? Promise.resolve(index);
-      const turn: Promise<VaultSearchIndex> = previous
+      const turn = previous
         .catch(() => index)
         .then(() =>
           index.reading(async () => {
             const slices = new Slices(SLICE_MS);
-            const state = await index.exportState(slices);
-            const packed = await VaultSearchIndex.fromState(state, slices, options.maxKeptTextChars);
-            // Only the index this started from is replaced: a vault dropped or rebuilt meanwhile keeps what it has.
-            if (indexes.get(vaultId) === index) indexes.set(vaultId, packed);
-            if (write) {
-              const stored = encodeSnapshot(vaultId, INDEX_RULES_VERSION, state, slices).then((bytes) => options.snapshots!.write(vaultId, bytes));
-              await stored.catch(() => void unsaved.set(vaultId, index.size));
-            }
-            return packed;
+            const bytes = await encodeSnapshot(vaultId, INDEX_RULES_VERSION, await index.exportState(slices), slices);
+            await options.snapshots!.write(vaultId, bytes);
           }),
         )
-        .catch(() => index)
+        .catch(() => void unsaved.set(vaultId, index.size))
+        .then(() => index)
         .finally(() => {
           saving.delete(vaultId);
           if (refreshing.get(vaultId) === turn) refreshing.delete(vaultId);
