@@ -45,7 +45,7 @@ export interface StartFigures {
   /** The event loop's worst delay from the start of the process to ready. */
   loopMaxToReadyMs: number;
   rssMb: number;
-  /** After a first build: resident memory once the index is packed and stored in the background, and the wait for it. */
+  /** After a first build: resident memory once the index is stored in the background, and the wait for it. */
   settled?: { rssMb: number; waitMs: number };
 }
 

@@ -25,7 +25,7 @@ import { toRows, type ImportThroughputResult, type Sample } from './import/resul
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count } from './support/format.ts';
 import { describePglite, pgliteVersion } from './support/pglite-version.ts';
-import { benchServerUrl, createScratchDatabase, type ScratchDatabaseSkipped } from './support/scratch-postgres.ts';
+import { benchServerUrl, createScratchDatabase, type ScratchDatabase, type ScratchDatabaseSkipped } from './support/scratch-postgres.ts';
 import { median } from './support/stats.ts';
 import { writeSyntheticVault } from './vault-generator.ts';
 
@@ -51,47 +51,45 @@ interface EngineRun {
   failures: string[];
 }
 
-/** The import passes on PGlite in a fresh data directory under `root`, removed afterwards. */
-async function runOnPglite(root: string, vault: string, expected: number): Promise<EngineRun> {
-  const dataDir = await mkdtemp(join(root, 'pglite-'));
-  const opening = performance.now();
-  const pglite = await openDatabase(loadConfig({ KGATE_DATA_DIR: dataDir }), 'kgate-bench');
+/** Runs `work` in a fresh folder under `root`, removed afterwards. */
+async function inFreshFolder<T>(root: string, prefix: string, work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(root, prefix));
   try {
-    const openMs = performance.now() - opening;
-    const engine = await describePglite(pglite.db);
-    return { openMs, engine, ...(await kgateImportPasses('PGlite', pglite.db, vault, expected)) };
+    return await work(dir);
   } finally {
-    await pglite.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** The whole `kgate import` command into a fresh PGlite installation under `root`, removed afterwards. */
-async function commandOnPglite(root: string, vault: string, expected: number): Promise<{ sample: Sample; failure?: string }> {
-  const dataDir = await mkdtemp(join(root, 'command-'));
-  try {
-    return await commandImport('PGlite', { KGATE_DATA_DIR: dataDir }, vault, expected);
-  } finally {
-    await rm(dataDir, { recursive: true, force: true });
-  }
-}
-
-/** The whole `kgate import` command into a fresh scratch database on the server, dropped afterwards. */
-async function commandOnPostgres(serverUrl: string, vault: string, expected: number): Promise<{ sample: Sample; failure?: string } | ScratchDatabaseSkipped> {
+/** Runs `work` on a fresh scratch database of the server, dropped afterwards; reports why when there is none. */
+async function inScratchDatabase<T>(serverUrl: string, work: (scratch: ScratchDatabase) => Promise<T>): Promise<T | ScratchDatabaseSkipped> {
   const scratch = await createScratchDatabase(serverUrl);
   if ('skipped' in scratch) return scratch;
   try {
-    return await commandImport('PostgreSQL', { DATABASE_URL: scratch.url }, vault, expected);
+    return await work(scratch);
   } finally {
     await scratch.drop();
   }
 }
 
+/** The import passes on PGlite in a fresh data directory under `root`, removed afterwards. */
+async function runOnPglite(root: string, vault: string, expected: number): Promise<EngineRun> {
+  return inFreshFolder(root, 'pglite-', async (dataDir) => {
+    const opening = performance.now();
+    const pglite = await openDatabase(loadConfig({ KGATE_DATA_DIR: dataDir }), 'kgate-bench');
+    try {
+      const openMs = performance.now() - opening;
+      const engine = await describePglite(pglite.db);
+      return { openMs, engine, ...(await kgateImportPasses('PGlite', pglite.db, vault, expected)) };
+    } finally {
+      await pglite.close();
+    }
+  });
+}
+
 /** The import passes on PostgreSQL in a fresh scratch database on the server, dropped afterwards. */
 async function runOnPostgres(serverUrl: string, vault: string, expected: number): Promise<EngineRun | ScratchDatabaseSkipped> {
-  const scratch = await createScratchDatabase(serverUrl);
-  if ('skipped' in scratch) return scratch;
-  try {
+  return inScratchDatabase(serverUrl, async (scratch) => {
     const engine = scratch.version.replace(/^PostgreSQL /, '');
     const opening = performance.now();
     const server = await openDatabase(loadConfig({ DATABASE_URL: scratch.url }), 'kgate-bench');
@@ -101,9 +99,7 @@ async function runOnPostgres(serverUrl: string, vault: string, expected: number)
     } finally {
       await server.close();
     }
-  } finally {
-    await scratch.drop();
-  }
+  });
 }
 
 /**
@@ -161,7 +157,7 @@ export async function measureImportThroughput(options: ImportThroughputOptions):
       record(b.sample, b.sample.notes === expected ? undefined : `baseline B stored ${count(b.sample.notes)} rows, expected ${count(expected)}`);
 
       recordEngine('PGlite', await runOnPglite(root, vault, expected));
-      const pgliteCommand = await commandOnPglite(root, vault, expected);
+      const pgliteCommand = await inFreshFolder(root, 'command-', (dataDir) => commandImport('PGlite', { KGATE_DATA_DIR: dataDir }, vault, expected));
       record(pgliteCommand.sample, pgliteCommand.failure);
 
       // Once the server has failed, later repetitions do not try it again.
@@ -173,7 +169,7 @@ export async function measureImportThroughput(options: ImportThroughputOptions):
         continue;
       }
       recordEngine('PostgreSQL', postgres);
-      const postgresCommand = await commandOnPostgres(serverUrl, vault, expected);
+      const postgresCommand = await inScratchDatabase(serverUrl, (scratch) => commandImport('PostgreSQL', { DATABASE_URL: scratch.url }, vault, expected));
       if ('skipped' in postgresCommand) result.skipped.push({ engine: 'PostgreSQL', reason: postgresCommand.skipped });
       else record(postgresCommand.sample, postgresCommand.failure);
     }

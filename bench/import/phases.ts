@@ -28,9 +28,6 @@ export const PHASES = [
   'parse batches, beside the writes',
 ] as const;
 
-/** Phases that overlap others, so they are not part of the sum that makes the wall time. */
-export const OVERLAPPED_PHASES: readonly Phase[] = ['parse batches, beside the writes'];
-
 /** One of {@link PHASES}. */
 export type Phase = (typeof PHASES)[number];
 
@@ -122,7 +119,7 @@ export function timedNotes(notes: NotesService, clock: PhaseClock): NotesService
   };
 }
 
-/** The phases of one import pass: all but {@link OVERLAPPED_PHASES} sum to its wall time. */
+/** The phases of one import pass: all but "parse batches, beside the writes" (which overlaps them) sum to its wall time. */
 export function importPhases(clock: PhaseClock, wallMs: number): PhaseTimes {
   const writing = clock.get('importPrepared');
   const phases: PhaseTimes = {

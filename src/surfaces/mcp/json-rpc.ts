@@ -37,18 +37,21 @@ export function rpcError(id: unknown, code: number, message: string, data?: Reco
   return { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data ? { data } : {}) } };
 }
 
+/** The text of a result reply up to its result, which follows it, then a closing brace. */
+function replyHead(id: unknown): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+}
+
 /** One JSON-RPC reply as text; a preserialized result is spliced in as is. */
 export function serializeReply(reply: Reply): string {
-  if (reply.result instanceof PreserializedResult) {
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":${reply.result.json}}`;
-  }
+  if (reply.result instanceof PreserializedResult) return `${replyHead(reply.id)}${reply.result.json}}`;
   return JSON.stringify(reply);
 }
 
 /** One JSON-RPC reply as the body of a response: the same text as {@link serializeReply}, as bytes when preserialized. */
 export function replyBody(reply: Reply): string | Buffer {
   if (reply.result instanceof PreserializedResult) {
-    return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":`), reply.result.bytes, REPLY_END]);
+    return Buffer.concat([Buffer.from(replyHead(reply.id)), reply.result.bytes, REPLY_END]);
   }
   return JSON.stringify(reply);
 }
