@@ -252,7 +252,7 @@ export function coldStartReport(result: ColdStartResult): BenchmarkReport {
         (s) =>
           `- ${s.label}: once the index built by the first search was stored in the background (${count(Math.round(s.settled!.waitMs))} ms after the searches), the server held ${count(Math.round(s.settled!.rssMb))} MB.`,
       ),
-    '- The demo rows start on the demo installation (about 30 notes). "First start" begins with an empty data directory: the server creates the database, the owner, the demo vault and a token.',
+    '- The demo rows start on the demo installation (about 30 notes). "First start" begins with an empty data directory: the server copies the migrated template that `npm ci` made (`dist/pglite-template`, docs/architecture.md), then creates the owner, the demo vault and a token.',
     ...result.failures.map((f) => `- Failure: ${f}`),
   ];
   return { table, details, failures: result.failures };

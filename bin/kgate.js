@@ -3,6 +3,7 @@
 // rebuilt here first whenever a source is newer, so no TypeScript loader runs in the gateway.
 import { setFlagsFromString } from 'node:v8';
 import { pathToFileURL } from 'node:url';
+import { startStandbyDatabaseThread } from '../src/db/pglite-standby.js';
 import { BUNDLE, ensureBuilt } from '../scripts/build.js';
 
 // The embedded database is PostgreSQL compiled to WebAssembly. V8's baseline compiler alone (Liftoff) compiles it
@@ -11,6 +12,15 @@ import { BUNDLE, ensureBuilt } from '../scripts/build.js';
 // WebAssembly is compiled; it applies to the database thread too.
 setFlagsFromString('--liftoff-only');
 
+const argv = process.argv.slice(2);
+// `kgate serve` on the embedded database (no DATABASE_URL, as config.ts decides) starts the database's thread
+// first, so that it compiles PostgreSQL on the other core while this one loads kgate (docs/architecture.md,
+// "Starting in under a second"). A help request opens nothing.
+const standbyDatabase =
+  argv[0] === 'serve' && !process.env.DATABASE_URL && !argv.some((arg) => arg === '--help' || arg === '-h')
+    ? startStandbyDatabaseThread()
+    : undefined;
+
 await ensureBuilt();
 const { runCli } = await import(pathToFileURL(BUNDLE).href);
-process.exitCode = await runCli(process.argv.slice(2));
+process.exitCode = await runCli(argv, standbyDatabase ? { standbyDatabase } : {});

@@ -1,10 +1,11 @@
-// Compiles the gateway into one JavaScript file, dist/kgate.js, with esbuild: TypeScript is stripped and the
-// modules of src/ are bundled, while packages in node_modules stay imports. `npm ci` runs it (the `prepare`
+// Compiles the gateway into JavaScript with esbuild: dist/kgate.js, the command line, and in dist/chunks/ the parts
+// it loads when a command needs them (the gateway's HTTP, MCP and pages load while the database opens). TypeScript
+// is stripped and the modules of src/ are bundled, while packages in node_modules stay imports. `npm ci` runs it (the `prepare`
 // script), and bin/kgate.js runs it again when a source is newer than the bundle, so a checkout being edited never
 // runs stale code. Why a bundle and not tsx at run time: docs/architecture.md, "Compiled at install".
-import { mkdirSync, readdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The bundle that bin/kgate.js runs. */
@@ -37,14 +38,28 @@ export function bundleIsStale() {
   return newestSource() > built;
 }
 
-/** Builds dist/kgate.js. It is written to a temporary file and renamed, so processes building at once never read half a bundle. */
+/** Writes a file whole: to a temporary name, then renamed, so that no process ever reads half of it. */
+function writeWhole(path, contents) {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, path);
+}
+
+/**
+ * Builds dist/kgate.js and its chunks. Chunks are named by their content, so a build never changes a chunk that a
+ * running process may still load, and they are written before the entry that names them: processes building or
+ * starting at once never see an entry without its chunks.
+ */
 export async function build() {
   const { build: esbuild } = await import('esbuild');
-  mkdirSync(dirname(BUNDLE), { recursive: true });
-  const temporary = `${BUNDLE}.${process.pid}.tmp`;
-  await esbuild({
-    entryPoints: [ENTRY],
-    outfile: temporary,
+  const dist = dirname(BUNDLE);
+  mkdirSync(join(dist, 'chunks'), { recursive: true });
+  const result = await esbuild({
+    entryPoints: { kgate: ENTRY },
+    outdir: dist,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    write: false,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -54,7 +69,17 @@ export async function build() {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  renameSync(temporary, BUNDLE);
+  const entry = result.outputFiles.find((file) => file.path === BUNDLE);
+  if (!entry) throw new Error(`esbuild wrote no ${BUNDLE}`);
+  for (const file of result.outputFiles) if (file !== entry && !existsSync(file.path)) writeWhole(file.path, file.contents);
+  writeWhole(BUNDLE, entry.contents);
+  // Chunks of earlier builds go once no process can still be starting on them (a process loads its chunks in its
+  // first seconds; an hour is far beyond that).
+  const current = new Set(result.outputFiles.map((file) => file.path));
+  for (const name of readdirSync(join(dist, 'chunks'))) {
+    const path = join(dist, 'chunks', name);
+    if (!current.has(path) && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { force: true });
+  }
 }
 
 /** Builds the bundle when it is missing or stale. */
@@ -63,7 +88,13 @@ export async function ensureBuilt() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const started = performance.now();
+  let started = performance.now();
   await build();
   console.log(`kgate: built ${BUNDLE} in ${Math.round(performance.now() - started)} ms`);
+  // The embedded database's migrated template, which new data directories are copied from (src/db/pglite-template.ts):
+  // made here, at install, so that the first `npm start` does not wait for initdb.
+  started = performance.now();
+  const { prepareEmbeddedTemplate } = await import(pathToFileURL(BUNDLE).href);
+  const template = await prepareEmbeddedTemplate();
+  console.log(`kgate: embedded database template ready in ${Math.round(performance.now() - started)} ms (${template})`);
 }

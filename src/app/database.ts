@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { acquireDataDirLock, type DataDirLock } from '../db/data-dir-lock.ts';
 import { migrate, migrationStatus } from '../db/migrate.ts';
-import { openPglite } from '../db/pglite.ts';
+import { openPglite, type StandbyDatabaseThread } from '../db/pglite.ts';
+import { ensurePgliteTemplate, seedFromTemplate } from '../db/pglite-template.ts';
 import type { Database } from '../db/port.ts';
-import { openPostgres } from '../db/postgres.ts';
 import { KgateError } from '../kernel/errors.ts';
 import type { ReadinessReport } from '../surfaces/gateway/health-routes.ts';
+
+export type { StandbyDatabaseThread };
 
 /** An open database, migrated, with the lock that guards an embedded data directory. */
 export interface OpenedDatabase {
@@ -26,10 +28,19 @@ export function pgliteDirOf(dataDir: string): string {
 
 /**
  * Opens the configured database and applies pending migrations. For the embedded database the data directory is
- * locked first: a second process gets a DataDirLockedError and never opens the files.
+ * locked first: a second process gets a DataDirLockedError and never opens the files. `standby` is a database
+ * thread the command started early (bin/kgate.js), taken over for the embedded database.
  */
-export async function openDatabase(config: Config, command = 'kgate'): Promise<OpenedDatabase> {
+export async function openDatabase(
+  config: Config,
+  command = 'kgate',
+  options: { standby?: StandbyDatabaseThread } = {},
+): Promise<OpenedDatabase> {
   if (config.database.kind === 'postgres') {
+    // A database thread started in case the database was embedded is not needed: its memory goes back now.
+    if (options.standby && !options.standby.adopted) void options.standby.worker.terminate();
+    // Imported here: the pg driver is not loaded by an embedded gateway, which starts sooner for it.
+    const { openPostgres } = await import('../db/postgres.ts');
     const db = await openPostgres({ connectionString: config.database.url, poolSize: config.database.poolSize }).catch(
       (error: Error) => {
         // pg's messages name host and port, never the password.
@@ -48,7 +59,10 @@ export async function openDatabase(config: Config, command = 'kgate'): Promise<O
   try {
     const dir = pgliteDirOf(config.database.dataDir);
     const fresh = !existsSync(join(dir, 'PG_VERSION'));
-    const db = await openPglite({ dataDir: dir });
+    // A new directory starts as a copy of the migrated template rather than running initdb (about 5 s). Where no
+    // template can be made (a read-only installation), initdb runs in place as before.
+    if (fresh) await seedFromTemplate(dir).catch(() => false);
+    const db = await openPglite({ dataDir: dir, ...(options.standby ? { standby: options.standby } : {}) });
     await migrate(db);
     return {
       db,
@@ -63,6 +77,14 @@ export async function openDatabase(config: Config, command = 'kgate'): Promise<O
     await lock.release();
     throw error;
   }
+}
+
+/**
+ * Makes the migrated template that new embedded data directories are copied from, if this version has none yet.
+ * The build script runs it at install, so that the first `npm start` does not wait for initdb. Returns its folder.
+ */
+export function prepareEmbeddedTemplate(): Promise<string> {
+  return ensurePgliteTemplate();
 }
 
 /** The readiness probe over a database: reachable and at migration head. */

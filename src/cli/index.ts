@@ -1,18 +1,14 @@
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
-import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { isKgateError } from '../kernel/errors.ts';
-import { bootstrap } from './bootstrap-command.ts';
-import { cliConsole, commandPath, err, gatewayRuntime, out } from './console.ts';
+import type { StandbyDatabaseThread } from '../app/database.ts';
+import { err, gatewayRuntime, out } from './console.ts';
 import { runThroughGateway } from './control-channel.ts';
-import { exportFolder } from './export-folder.ts';
-import { importFolder } from './import-folder.ts';
-import { operatorFor, withRuntime } from './runtime.ts';
 import { OperatorError } from './operator-error.ts';
-import { serveCommand } from './serve-command.ts';
-import { assertVaultFolder } from './vault-folder.ts';
-import { accountCommand, mappingCommand, tokenCommand } from './account-commands.ts';
+import { UsageError } from './usage-error.ts';
+
+// The command line's entry. Each command's code is imported when that command runs (the build makes it a chunk of
+// its own): help answers at once, and `kgate serve` loads the gateway while its database opens.
 
 /** Usage of each command, keyed by what `kgate COMMAND --help` names; the whole text is `kgate --help`. */
 const COMMAND_USAGE: Record<string, string> = {
@@ -49,103 +45,19 @@ function usageFor(command: string | undefined, sub: string | undefined): string 
   return lines.length === 0 ? USAGE : `Usage:\n${lines.join('\n')}\n\n${CONFIGURATION}`;
 }
 
-/** Thrown for wrong command-line usage; exits 2. */
-export class UsageError extends Error {}
+export { UsageError };
 
-function print(json: boolean, value: unknown, human: string): void {
-  out(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
-}
+/** For the build script (scripts/build.js): makes the embedded database's template at install. */
+export { prepareEmbeddedTemplate } from '../app/database.ts';
 
-async function importCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { mapping: { type: 'string' }, 'dry-run': { type: 'boolean' }, json: { type: 'boolean' } },
-  });
-  const dir = positionals[0];
-  if (!dir || !values.mapping || positionals.length > 1) throw new UsageError('usage: kgate import DIR --mapping ID');
-  // Check the folder before opening (and perhaps creating) a database.
-  const folder = commandPath(dir);
-  await assertVaultFolder(folder);
-  const report = await withRuntime('kgate import', async ({ services }) =>
-    importFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, folder, {
-      dryRun: values['dry-run'] ?? false,
-      progress: !values.json,
-    }),
-  );
-  const lines = [
-    `${report.dryRun ? 'Would import' : 'Imported'} ${report.notes} notes: ${report.created} created, ` +
-      `${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected.`,
-    `Not imported: ${report.canvases} canvases, ${report.attachments} attachments, ` +
-      `${report.hidden} hidden entries, ${report.symlinks} symbolic links.`,
-    ...report.rejected.map((r) => `  rejected ${r.path}: ${r.reason} (${r.code})`),
-  ];
-  print(values.json ?? false, report, lines.join('\n'));
-  return report.rejected.length > 0 ? 1 : 0;
-}
-
-async function exportCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { mapping: { type: 'string' }, force: { type: 'boolean' }, json: { type: 'boolean' } },
-  });
-  const dir = positionals[0];
-  if (!dir || !values.mapping || positionals.length > 1) throw new UsageError('usage: kgate export --mapping ID DIR');
-  const result = await withRuntime('kgate export', async ({ services }) =>
-    exportFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, commandPath(dir), {
-      force: values.force ?? false,
-      progress: !values.json,
-    }),
-  );
-  print(values.json ?? false, result, `Exported ${result.notes} notes (${result.bytes} bytes) to ${dir}.`);
-  return 0;
-}
-
-// What this process read from its standard input, so that a command sent to a running gateway can take it along.
-let stdinRead: string | undefined;
-
-async function readStdin(): Promise<string> {
-  const given = cliConsole().stdin;
-  if (given !== undefined) return given;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  stdinRead = Buffer.concat(chunks).toString('utf8');
-  return stdinRead;
-}
-
-async function bootstrapCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'password-stdin': { type: 'boolean' },
-      empty: { type: 'boolean' },
-      json: { type: 'boolean' },
-    },
-  });
-  // --password-stdin keeps the password out of the process list, where --password is visible to local users.
-  const password = values['password-stdin'] ? (await readStdin()).replace(/\r?\n$/, '') : values.password;
-  const output = await withRuntime('kgate admin bootstrap', ({ config, services }) =>
-    bootstrap(config.baseUrl ?? 'http://localhost:8787', services, {
-      ...(values.email ? { email: values.email } : {}),
-      ...(password ? { password } : {}),
-      empty: values.empty ?? false,
-    }),
-  );
-  const human = [
-    `Account ${values.email ?? DEFAULT_OWNER_EMAIL} (${output.accountId})${output.created.account ? ' created' : ''}`,
-    `Workspace ${output.workspaceId}, vault ${output.vaultId}, mapping ${output.mappingId}`,
-    `Token (shown once): ${output.token}`,
-    `MCP URL: ${output.mcpUrl}`,
-  ].join('\n');
-  print(values.json ?? false, output, human);
-  return 0;
+/** What bin/kgate.js hands to the command line besides its arguments. */
+export interface CliStart {
+  /** The embedded database's thread, started before the code loaded (pglite-standby.js); `serve` takes it over. */
+  standbyDatabase?: StandbyDatabaseThread;
 }
 
 /** Runs the `kgate` command line; resolves with the process exit code. */
-export async function runCli(argv: string[]): Promise<number> {
+export async function runCli(argv: string[], start: CliStart = {}): Promise<number> {
   const [command, sub, ...rest] = argv;
   // Help never opens the database or starts anything, wherever the flag stands.
   if (command !== undefined && command !== 'help' && argv.some((arg) => arg === '--help' || arg === '-h')) {
@@ -155,18 +67,18 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'serve':
-        return await serveCommand(runCli);
+        return await (await import('./serve-command.ts')).serveCommand(runCli, start.standbyDatabase);
       case 'admin':
-        if (sub === 'bootstrap') return await bootstrapCommand(rest);
-        if (sub === 'account') return await accountCommand(rest);
-        if (sub === 'mapping') return await mappingCommand(rest);
+        if (sub === 'bootstrap') return await (await import('./commands.ts')).bootstrapCommand(rest);
+        if (sub === 'account') return await (await import('./account-commands.ts')).accountCommand(rest);
+        if (sub === 'mapping') return await (await import('./account-commands.ts')).mappingCommand(rest);
         throw new UsageError(`unknown admin command: ${sub ?? '(none)'}`);
       case 'token':
-        return await tokenCommand(sub, rest);
+        return await (await import('./account-commands.ts')).tokenCommand(sub, rest);
       case 'import':
-        return await importCommand(argv.slice(1));
+        return await (await import('./commands.ts')).importCommand(argv.slice(1));
       case 'export':
-        return await exportCommand(argv.slice(1));
+        return await (await import('./commands.ts')).exportCommand(argv.slice(1));
       case 'help':
         out(sub === undefined ? USAGE : usageFor(sub, rest[0]));
         return 0;
@@ -180,7 +92,7 @@ export async function runCli(argv: string[]): Promise<number> {
     // The embedded data directory is held by a running gateway: send the command to it instead.
     if (error instanceof DataDirLockedError && command !== 'serve' && !gatewayRuntime()) {
       const dataDir = embeddedDataDir();
-      const code = dataDir === undefined ? undefined : await runThroughGateway(dataDir, argv, stdinRead);
+      const code = dataDir === undefined ? undefined : await runThroughGateway(dataDir, argv, (await import('./commands.ts')).stdinTaken());
       if (code !== undefined) return code;
     }
     return reportFailure(error);

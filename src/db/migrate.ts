@@ -69,6 +69,14 @@ function assertUnchanged(applied: Map<string, string>, migrations: Migration[]):
  * PostgreSQL database. Safe to re-run; returns the versions it applied.
  */
 export async function migrate(db: Database, migrations: Migration[] = loadMigrations()): Promise<string[]> {
+  // Every start runs this: a database already at head is told by one read of the ledger, without a lock or a
+  // transaction per migration (migrations are only ever added, so "all applied" cannot be undone meanwhile).
+  const [ledger] = await db.query<{ name: string | null }>("SELECT to_regclass('schema_migrations')::text AS name");
+  if (ledger?.name) {
+    const applied = await appliedMigrations(db);
+    assertUnchanged(applied, migrations);
+    if (migrations.every((migration) => applied.has(migration.version))) return [];
+  }
   await db.exec(CREATE_LEDGER);
   const appliedNow: string[] = [];
   for (const migration of migrations) {

@@ -11,6 +11,7 @@
  * waits (PGlite runs one transaction at a time, exactly as in-process); `end` commits or rolls it back. Messages
  * out without an id: `{ kind: 'notify', channel, payload }` for LISTEN.
  */
+import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
 
@@ -145,22 +146,58 @@ if (!Array.isArray(DEFAULT_START_PARAMS)) throw new Error('PGlite.defaultStartPa
 /** The buffer pool of the embedded database. */
 const SHARED_BUFFERS = '16MB';
 
-/** @type {{ dataDir?: string, loadDataDir?: ArrayBuffer }} */
+/** @typedef {{ dataDir?: string, loadDataDir?: ArrayBuffer }} OpenOptions */
+
+/**
+ * What opening PGlite needs besides a directory, made ahead by a thread started early (`standby`): its WebAssembly
+ * compiled and its file-system bundle read, about a quarter of opening, done while the process loads the rest of
+ * its code. Optional: where PGlite keeps these files elsewhere, it finds them itself as usual.
+ * @returns {Promise<{ pgliteWasmModule?: WebAssembly.Module, fsBundle?: Blob }>}
+ */
+async function prepare() {
+  try {
+    const entry = import.meta.resolve('@electric-sql/pglite');
+    const [wasm, bundle] = await Promise.all([
+      readFile(new URL('./pglite.wasm', entry)),
+      readFile(new URL('./pglite.data', entry)),
+    ]);
+    return { pgliteWasmModule: await WebAssembly.compile(wasm), fsBundle: new Blob([bundle]) };
+  } catch {
+    return {};
+  }
+}
+
+/** Opens PGlite, then serves the other thread's messages. @param {OpenOptions} options @param {object} [prepared] */
+async function open(options, prepared = {}) {
+  try {
+    const pg = await PGlite.create({
+      ...prepared,
+      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+      ...(options.loadDataDir !== undefined ? { loadDataDir: new Blob([options.loadDataDir]) } : {}),
+      // Normalize value types to what the PostgreSQL adapter returns (see port.ts).
+      parsers: { [types.INT8]: (/** @type {string} */ value) => Number(value) },
+      // PGlite's own start parameters (they replace its defaults, so those are repeated) and a smaller buffer pool:
+      // PostgreSQL touches all of shared_buffers when it starts, so the default 128 MB is 128 MB of resident memory
+      // in every gateway, while the pages it would cache are already in the operating system's cache, a read away
+      // (PGlite reads its files with plain read calls). docs/operations.md, "Memory".
+      startParams: [...DEFAULT_START_PARAMS, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+    });
+    port.on('message', (message) => void handle(pg, message));
+    port.postMessage({ kind: 'ready' });
+  } catch (error) {
+    port.postMessage({ kind: 'failed', error: serializeError(error) });
+  }
+}
+
+/** @type {OpenOptions & { standby?: boolean }} */
 const options = workerData ?? {};
-try {
-  const pg = await PGlite.create({
-    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-    ...(options.loadDataDir !== undefined ? { loadDataDir: new Blob([options.loadDataDir]) } : {}),
-    // Normalize value types to what the PostgreSQL adapter returns (see port.ts).
-    parsers: { [types.INT8]: (/** @type {string} */ value) => Number(value) },
-    // PGlite's own start parameters (they replace its defaults, so those are repeated) and a smaller buffer pool:
-    // PostgreSQL touches all of shared_buffers when it starts, so the default 128 MB is 128 MB of resident memory
-    // in every gateway, while the pages it would cache are already in the operating system's cache, a read away
-    // (PGlite reads its files with plain read calls). docs/operations.md, "Memory".
-    startParams: [...DEFAULT_START_PARAMS, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+if (options.standby) {
+  // Started before the process knows its data directory (pglite-standby.js): get ready, then wait to be told.
+  const prepared = prepare();
+  port.once('message', (/** @type {OpenOptions & { op?: string }} */ message) => {
+    if (message.op === 'open') void prepared.then((ready) => open(message, ready));
+    else port.postMessage({ kind: 'failed', error: { name: 'Error', message: 'a standby database thread takes "open" first' } });
   });
-  port.on('message', (message) => void handle(pg, message));
-  port.postMessage({ kind: 'ready' });
-} catch (error) {
-  port.postMessage({ kind: 'failed', error: serializeError(error) });
+} else {
+  await open(options);
 }

@@ -6,6 +6,15 @@ import { CommitCallbacks, runAtOnce } from './commit-callbacks.ts';
 import { packageFile } from '../kernel/package-files.ts';
 import type { Database, Row, Sql } from './port.ts';
 
+/** A database thread started early by `startStandbyDatabaseThread` (pglite-standby.js, plain JavaScript), waiting for its directory. */
+export interface StandbyDatabaseThread {
+  worker: Worker;
+  /** Set once the thread has ended: it is not taken over then. */
+  exited: boolean;
+  /** Set when a database has taken it over: a thread opens one database only. */
+  adopted: boolean;
+}
+
 /** Options of the embedded database. */
 export interface PgliteOptions {
   /** Directory of the data files; omitted means in memory. */
@@ -18,6 +27,11 @@ export interface PgliteOptions {
    * without its database.
    */
   onCrash?: (error: Error) => void;
+  /**
+   * A database thread started early by `startStandbyDatabaseThread` (pglite-standby.js), taken over instead of
+   * starting one. A standby that has ended, or was taken already, is passed over.
+   */
+  standby?: StandbyDatabaseThread;
 }
 
 function crashLoudly(error: Error): void {
@@ -39,12 +53,19 @@ function sqlOn(thread: DatabaseThread, tx?: { id: number; committed: CommitCallb
   };
 }
 
-/** Starts the database thread and waits until PGlite is open there (or failed to open). */
-function startThread(options: PgliteOptions, loadDataDir: ArrayBuffer | undefined): Promise<Worker> {
-  const worker = new Worker(packageFile('src', 'db', 'pglite-worker.js'), {
-    workerData: { ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}), ...(loadDataDir ? { loadDataDir } : {}) },
-    ...(loadDataDir ? { transferList: [loadDataDir] } : {}),
-  });
+/** Starts the database thread, or takes over the standby one, and waits until PGlite is open there (or failed to open). */
+function startThread(options: PgliteOptions, loadDataDir: ArrayBuffer | undefined, standby?: StandbyDatabaseThread): Promise<Worker> {
+  const open = { ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}), ...(loadDataDir ? { loadDataDir } : {}) };
+  const transferList = loadDataDir ? [loadDataDir] : [];
+  let worker: Worker;
+  if (standby && !standby.exited && !standby.adopted) {
+    standby.adopted = true;
+    worker = standby.worker;
+    worker.ref();
+    worker.postMessage({ op: 'open', ...open }, transferList);
+  } else {
+    worker = new Worker(packageFile('src', 'db', 'pglite-worker.js'), { workerData: open, transferList });
+  }
   return new Promise((resolve, reject) => {
     const onExit = (code: number) => reject(new Error(`the embedded database thread exited while opening (code ${code})`));
     worker.once('error', reject);
@@ -82,7 +103,7 @@ async function closeThread(worker: Worker): Promise<void> {
 export async function openPglite(options: PgliteOptions = {}): Promise<Database & { dump(): Promise<Blob> }> {
   const createdBefore = options.dataDir !== undefined && existsSync(join(options.dataDir, 'PG_VERSION'));
   const loadDataDir = options.loadDataDir ? await options.loadDataDir.arrayBuffer() : undefined;
-  let worker = await startThread(options, loadDataDir);
+  let worker = await startThread(options, loadDataDir, options.standby);
   if (options.dataDir !== undefined && !createdBefore) {
     // The first open of a directory runs initdb, which leaves the thread holding about 500 MB of WebAssembly
     // memory that it never gives back. Closing that thread and opening the new database on a fresh one costs a few
