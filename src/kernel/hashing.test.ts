@@ -27,4 +27,12 @@ describe('ids', () => {
     expect(first < second).toBe(true);
     expect(new Set(Array.from({ length: 1000 }, () => newId())).size).toBe(1000);
   });
+
+  it('use fresh random bits for each id, across refills of the random pool (256 ids each)', () => {
+    // The same millisecond for all: only the random part tells them apart.
+    const ids = Array.from({ length: 2000 }, () => newId(1_700_000_000_000));
+    expect(new Set(ids).size).toBe(2000);
+    expect(new Set(ids.map((id) => id.slice(19))).size).toBe(2000);
+    expect(ids.every((id) => isUuid(id) && id[14] === '7' && '89ab'.includes(id[19]!))).toBe(true);
+  });
 });

@@ -16,7 +16,7 @@ import { runTransaction, type TransactionInput } from './transactions.ts';
 import { createOrAppend, type CreateOrAppendInput } from './append.ts';
 import { noteTitle } from './title.ts';
 import { deriveNoteIndex } from './note-index.ts';
-import { SLICE_MS, Slices } from '../../kernel/slices.ts';
+import { SHORT_SLICE_MS, Slices } from '../../kernel/slices.ts';
 
 /** Most files one `importNotes` call takes; importers send batches of this size. */
 export const MAX_IMPORT_BATCH = 500;
@@ -77,9 +77,9 @@ export interface PreparedImport {
 async function prepare(files: readonly ImportedFile[], result: Pick<ImportBatchResult, 'rejected'>): Promise<PreparedFile[]> {
   const seen = new Set<string>();
   const prepared: PreparedFile[] = [];
-  // Parsing a batch takes tens of milliseconds: in slices, so that the database's replies (an importer writes one
-  // batch while it parses the next) and, inside a gateway, requests are served in between.
-  const slices = new Slices(SLICE_MS);
+  // Parsing a batch takes tens of milliseconds: in short slices, so that the database's replies (an importer writes
+  // one batch while it parses the next) and, inside a gateway, requests are served in between.
+  const slices = new Slices(SHORT_SLICE_MS);
   for (const file of files) {
     if (slices.due()) await slices.pause();
     let path: string;
