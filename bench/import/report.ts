@@ -42,7 +42,7 @@ function interpretation(result: ImportThroughputResult): string[] {
   const readingLeads = firstImports.length > 0 && firstImports.every((r) => (r.phases?.['database idle: list, read, wait'] ?? 0) >= databaseMs(r));
   lines.push(
     (readingLeads ? 'Reading the files costs kgate more than its database does. ' : '') +
-      `The import's reader (\`readNoteFiles\`: batches of 250 \`fs.promises.readFile\` calls in flight at once) ` +
+      `The import's reader (\`readNoteFiles\`: batches of 250 callback \`fs.readFile\` calls in flight at once) ` +
       `costs ${perFile(readOnly)} per note here, against ${perFile(reference)} with \`readFileSync\`: each ` +
       `\`readFile\` is an open, a stat, a read and a close through libuv's thread pool, which the batches overlap. ` +
       readsInside(rows, readOnly) +
