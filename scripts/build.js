@@ -93,8 +93,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   console.log(`kgate: built ${BUNDLE} in ${Math.round(performance.now() - started)} ms`);
   // The embedded database's migrated template, which new data directories are copied from (src/db/pglite-template.ts):
   // made here, at install, so that the first `npm start` does not wait for initdb.
+  // Without it kgate still works (a first start makes it then), so a failure here warns rather than failing npm ci.
   started = performance.now();
-  const { prepareEmbeddedTemplate } = await import(pathToFileURL(BUNDLE).href);
-  const template = await prepareEmbeddedTemplate();
-  console.log(`kgate: embedded database template ready in ${Math.round(performance.now() - started)} ms (${template})`);
+  try {
+    const { prepareEmbeddedTemplate } = await import(pathToFileURL(BUNDLE).href);
+    const template = await prepareEmbeddedTemplate();
+    console.log(`kgate: embedded database template ready in ${Math.round(performance.now() - started)} ms (${template})`);
+  } catch (error) {
+    console.warn(`kgate: no embedded database template (a first start will make it): ${error instanceof Error ? error.message : error}`);
+  }
 }
