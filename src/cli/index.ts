@@ -45,8 +45,6 @@ function usageFor(command: string | undefined, sub: string | undefined): string 
   return lines.length === 0 ? USAGE : `Usage:\n${lines.join('\n')}\n\n${CONFIGURATION}`;
 }
 
-export { UsageError };
-
 /** For the build script (scripts/build.js): makes the embedded database's template at install. */
 export { prepareEmbeddedTemplate } from '../app/database.ts';
 
