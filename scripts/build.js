@@ -1,8 +1,8 @@
 // Compiles the gateway into JavaScript with esbuild: dist/kgate.js, the command line, and in dist/chunks/ the parts
 // it loads when a command needs them (the gateway's HTTP, MCP and pages load while the database opens). TypeScript
-// is stripped and the modules of src/ are bundled, while packages in node_modules stay imports. `npm ci` runs it (the `prepare`
-// script), and bin/kgate.js runs it again when a source is newer than the bundle, so a checkout being edited never
-// runs stale code. Why a bundle and not tsx at run time: docs/architecture.md, "Compiled at install".
+// is stripped and the modules of src/ are bundled, while packages in node_modules stay imports. `npm ci` runs it
+// (the `prepare` script), and bin/kgate.js runs it again when a source is newer than the bundle, so a checkout being
+// edited never runs stale code. Why a bundle and not tsx at run time: docs/architecture.md, "Compiled at install".
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
