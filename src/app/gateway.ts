@@ -4,7 +4,7 @@ import type { ClientMetadataFetch } from '../domains/oauth/index.ts';
 import type { Clock } from '../kernel/clock.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
-import { createHttpHandler, type HttpDependencies } from '../surfaces/gateway/http-app.ts';
+import { createHttpHandler, prepareHttpHandler, type HttpDependencies } from '../surfaces/gateway/http-app.ts';
 import { metricsHandler } from '../surfaces/gateway/metrics-route.ts';
 import type { AnyOperation } from '../surfaces/operations/operation.ts';
 import { listen, type RunningServer } from '../surfaces/http/listen.ts';
@@ -118,6 +118,14 @@ export function httpDependenciesOf(
     sessions: services.sessions,
     ...(options.operations ? { operations: options.operations } : {}),
   };
+}
+
+/**
+ * Makes what the gateway can make before its database is open (the MCP tool list), so that `startGateway` does not
+ * wait for it: `kgate serve` calls it while the database opens.
+ */
+export function prepareGateway(options: Pick<GatewayOptions, 'operations'> = {}): void {
+  prepareHttpHandler(options.operations);
 }
 
 /** Options of `startGateway` beyond the configuration. */

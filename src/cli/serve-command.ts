@@ -16,7 +16,18 @@ export async function serveCommand(
   const config = loadConfig();
   const opening = openDatabase(config, 'kgate serve', standby ? { standby } : {});
   const gatewayCode = import('./serve-gateway.ts');
-  gatewayCode.catch(() => undefined); // a failure is reported below, once the database is open (or failed to)
+  // Once loaded, the gateway makes what does not need the database, usually before the database is open. A failure
+  // to load is reported below, once the database is open (or failed to).
+  void gatewayCode.then(
+    (code) => {
+      try {
+        code.prepareGateway();
+      } catch {
+        // startGateway makes the same again and reports what fails.
+      }
+    },
+    () => undefined,
+  );
   const opened = await opening;
   const { runGateway } = await gatewayCode.catch(async (error: unknown) => {
     await opened.close();

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { publicBaseUrl, type Config } from '../config.ts';
 import type { OpenedDatabase } from '../app/database.ts';
 import { startGateway, type Gateway } from '../app/gateway.ts';
+
+export { prepareGateway } from '../app/gateway.ts';
 import { createLogger } from '../logger.ts';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { bootstrap, firstStartBanner } from './bootstrap-command.ts';

@@ -17,6 +17,7 @@ import { createPipeline, type Pipeline, type PipelineDependencies } from '../inv
 import type { AnyOperation } from '../operations/operation.ts';
 import { OPERATIONS } from '../operations/table.ts';
 import { mcpGateway } from '../mcp/transport.ts';
+import { toolCatalogue } from '../mcp/tool-list.ts';
 import type { Metrics } from '../../metrics.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
 import { developerApi } from '../rest/dev-api.ts';
@@ -44,6 +45,14 @@ export interface HttpDependencies extends PipelineDependencies {
 
 /** The path of the hosted MCP gateway (spec 4.1). */
 const MCP_PATH = '/api/mcp';
+
+/**
+ * Makes ahead of `createHttpHandler` what does not depend on services or the address: the MCP tool list, whose JSON
+ * Schemas take about 25 ms to convert. `kgate serve` calls it while its database opens.
+ */
+export function prepareHttpHandler(operations: readonly AnyOperation[] = OPERATIONS): void {
+  toolCatalogue(operations);
+}
 
 /**
  * The whole HTTP surface as one Node request handler: the MCP gateway on its own Node route (see its transport for

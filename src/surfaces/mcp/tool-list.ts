@@ -77,17 +77,26 @@ export interface ToolCatalogue {
   listResult: PreserializedResult;
 }
 
+// Catalogues made, by operation table. Converting the tools' schemas to JSON Schema takes about 25 ms, so a table's
+// catalogue is made once per process; `kgate serve` makes it while its database opens (app/gateway.ts,
+// prepareGateway), and the endpoint then finds it here.
+const catalogues = new WeakMap<readonly AnyOperation[], ToolCatalogue>();
+
 /**
- * The catalogue of an operation table's tools. Built once per endpoint: the list is about 25 KB of JSON, and
- * serializing it per request more than halved tools/list.
+ * The catalogue of an operation table's tools, made once per table: the list is about 25 KB of JSON, and
+ * serializing it per request more than halved tools/list. A catalogue never changes, so endpoints share it.
  */
 export function toolCatalogue(operations: readonly AnyOperation[]): ToolCatalogue {
+  const made = catalogues.get(operations);
+  if (made) return made;
   const tools = toolOperationsOf(operations);
   const byName = new Map<string, ToolOperation>(tools.map((operation) => [operation.mcp.name, operation]));
   if (byName.size !== tools.length) throw new Error('Two operations publish the same MCP tool name.');
-  return {
+  const catalogue: ToolCatalogue = {
     named: (name) => byName.get(name),
     names: tools.map((operation) => operation.mcp.name),
     listResult: new PreserializedResult(JSON.stringify({ tools: tools.map(describeTool) })),
   };
+  catalogues.set(operations, catalogue);
+  return catalogue;
 }
