@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { publicBaseUrl, type Config } from '../config.ts';
 import type { OpenedDatabase } from '../app/database.ts';
 import { startGateway, type Gateway } from '../app/gateway.ts';
-
-export { prepareGateway } from '../app/gateway.ts';
 import { createLogger } from '../logger.ts';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { bootstrap, firstStartBanner } from './bootstrap-command.ts';
 import { startControlChannel, type ControlChannel } from './control-channel.ts';
+
+/** What serve-command.ts runs as soon as this module has loaded, while the database may still be opening. */
+export { prepareGateway } from '../app/gateway.ts';
 
 /**
  * The part of `kgate serve` after its database is open (serve-command.ts loads this module meanwhile): starts the
