@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { promisify } from 'node:util';
 import { OperatorError } from './operator-error.ts';
 
 /** How an importer treats a file found in a vault folder. */
@@ -59,13 +60,13 @@ export function readNoteFiles(root: string, paths: readonly string[]): Promise<(
   return Promise.all(paths.map((path) => readNoteFile(root, path)));
 }
 
+// The callback readFile, promisified: fs.promises.readFile costs about twice the CPU per small file (Node 20; 20,000
+// notes of the synthetic vault: 1.4 s against 0.6 s), and an import reads every file of a folder.
+const readFileFast = promisify(readFile);
+
 /** Reads a note file as UTF-8; undefined when the bytes are not valid UTF-8. */
 export async function readNoteFile(root: string, path: string): Promise<string | undefined> {
-  // The callback form: fs.promises.readFile costs about twice the CPU per small file (Node 20; 20,000 notes of the
-  // synthetic vault: 1.4 s against 0.6 s), and an import reads every file of a folder.
-  const bytes = await new Promise<Buffer>((resolve, reject) =>
-    readFile(join(root, ...path.split('/')), (error, data) => (error ? reject(error) : resolve(data))),
-  );
+  const bytes = await readFileFast(join(root, ...path.split('/')));
   try {
     return decoder.decode(bytes);
   } catch {

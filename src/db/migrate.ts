@@ -51,6 +51,12 @@ async function appliedMigrations(sql: Sql): Promise<Map<string, string>> {
   return new Map(rows.map((row) => [row.version, row.checksum]));
 }
 
+/** The applied migrations and their checksums, or undefined before the ledger exists (a new database). */
+async function ledgerOf(sql: Sql): Promise<Map<string, string> | undefined> {
+  const [ledger] = await sql.query<{ name: string | null }>("SELECT to_regclass('schema_migrations')::text AS name");
+  return ledger?.name ? appliedMigrations(sql) : undefined;
+}
+
 function assertUnchanged(applied: Map<string, string>, migrations: Migration[]): void {
   for (const migration of migrations) {
     const checksum = applied.get(migration.version);
@@ -71,11 +77,10 @@ function assertUnchanged(applied: Map<string, string>, migrations: Migration[]):
 export async function migrate(db: Database, migrations: Migration[] = loadMigrations()): Promise<string[]> {
   // Every start runs this: a database already at head is told by one read of the ledger, without a lock or a
   // transaction per migration (migrations are only ever added, so "all applied" cannot be undone meanwhile).
-  const [ledger] = await db.query<{ name: string | null }>("SELECT to_regclass('schema_migrations')::text AS name");
-  if (ledger?.name) {
-    const applied = await appliedMigrations(db);
-    assertUnchanged(applied, migrations);
-    if (migrations.every((migration) => applied.has(migration.version))) return [];
+  const ledger = await ledgerOf(db);
+  if (ledger) {
+    assertUnchanged(ledger, migrations);
+    if (migrations.every((migration) => ledger.has(migration.version))) return [];
   }
   await db.exec(CREATE_LEDGER);
   const appliedNow: string[] = [];
@@ -110,9 +115,7 @@ export async function migrationStatus(
   db: Sql,
   migrations: Migration[] = loadMigrations(),
 ): Promise<MigrationStatus> {
-  const [ledger] = await db.query<{ name: string | null }>("SELECT to_regclass('schema_migrations')::text AS name");
-  const rows = ledger?.name ? await db.query<AppliedRow>('SELECT version, checksum FROM schema_migrations') : [];
-  const applied = new Set(rows.map((row) => row.version));
+  const applied = new Set((await ledgerOf(db))?.keys());
   const pending = migrations.filter((m) => !applied.has(m.version)).map((m) => m.version);
   return { atHead: pending.length === 0, applied: [...applied].sort(), pending };
 }
