@@ -27,12 +27,13 @@ export function searchSnapshotFiles(dir: string): SearchIndexSnapshots {
         throw error;
       }
     },
-    async write(vaultId, bytes) {
+    async write(vaultId, parts) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const file = fileOf(vaultId);
       const temporary = `${file}.${process.pid}.tmp`;
       try {
-        await writeFile(temporary, bytes, { mode: 0o600 });
+        // The parts in order, without joining them into one buffer first (they are tens of megabytes).
+        await writeFile(temporary, parts, { mode: 0o600 });
         await rename(temporary, file);
       } catch (error) {
         await rm(temporary, { force: true });

@@ -17,7 +17,9 @@ import { INDEX_RULES_VERSION, VaultSearchIndex } from './vault-index.ts';
 
 // Slices of 0 ms: every step that may pause does, so the slicing itself is exercised.
 const slices = () => new Slices(0);
-const encode = async (index: VaultSearchIndex) => encodeSnapshot(VAULT, INDEX_RULES_VERSION, await index.exportState(slices()), slices());
+// A snapshot's parts as the file holds them, one after the other.
+const joinParts = (parts: readonly Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+const encode = async (index: VaultSearchIndex) => joinParts(await encodeSnapshot(VAULT, INDEX_RULES_VERSION, await index.exportState(slices()), slices()));
 
 const VAULT = '01a20b49-8d4b-74e7-bb16-2ff7e9af3d6f';
 
