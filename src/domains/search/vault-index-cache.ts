@@ -2,7 +2,8 @@ import type { Database } from '../../db/port.ts';
 import { decodeSnapshot, encodeSnapshot, type SearchIndexSnapshots } from './index-snapshot.ts';
 import { SLICE_MS, Slices } from '../../kernel/slices.ts';
 import * as store from './store.ts';
-import { INDEX_RULES_VERSION, VaultSearchIndex } from './vault-index.ts';
+import { IndexBuilder } from './index-builder.ts';
+import { INDEX_RULES_VERSION, VaultSearchIndex, type IndexedNote, type IndexState } from './vault-index.ts';
 
 /** Notes loaded per query while building or refreshing an index. */
 const LOAD_PAGE = 2000;
@@ -50,6 +51,8 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
   async function refresh(vaultId: string, version: number): Promise<VaultSearchIndex> {
     let index = indexes.get(vaultId);
     let read: number;
+    // A new build is stored as built: its state is already in the stored form.
+    let built: IndexState | undefined;
     if (index) read = await catchUp(db, index, vaultId, version);
     else {
       const loaded = await loadStored(vaultId, version);
@@ -58,7 +61,7 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
         read = await catchUp(db, index, vaultId, version);
         unsaved.set(vaultId, 0);
       } else {
-        index = await buildIndex(db, vaultId, version, options.maxKeptTextChars);
+        ({ index, state: built } = await buildIndex(db, vaultId, version, options.maxKeptTextChars));
         read = index.size;
         unsaved.set(vaultId, 0);
       }
@@ -70,7 +73,7 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
     unsaved.set(vaultId, pending);
     // Stored after a build, and again once a tenth of the notes have been read since: a restart then loads it and
     // reads only the notes written after it.
-    if (options.snapshots && index.size >= MIN_SNAPSHOT_NOTES && pending >= Math.max(1, index.size / 10)) store_(vaultId, index);
+    if (options.snapshots && index.size >= MIN_SNAPSHOT_NOTES && pending >= Math.max(1, index.size / 10)) store_(vaultId, index, built);
     return index;
   }
 
@@ -88,9 +91,10 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
   /**
    * Stores the index in the background, in slices; a failure only means the next start builds it again. The index
    * must stay still while it is read: the store takes the vault's refresh turn (no catch-up meanwhile; searches that
-   * need a newer version wait for it) and reads as a reader of the index (no compaction meanwhile).
+   * need a newer version wait for it) and reads as a reader of the index (no compaction meanwhile). `built` is the
+   * state a new index was just made from: stored as it is, it spares a copy of the postings.
    */
-  function store_(vaultId: string, index: VaultSearchIndex): void {
+  function store_(vaultId: string, index: VaultSearchIndex, built?: IndexState): void {
     if (saving.has(vaultId)) return;
     saving.add(vaultId);
     unsaved.set(vaultId, 0);
@@ -101,8 +105,9 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
         .then(() =>
           index.reading(async () => {
             const slices = new Slices(SLICE_MS);
-            const bytes = await encodeSnapshot(vaultId, INDEX_RULES_VERSION, await index.exportState(slices), slices);
-            await options.snapshots!.write(vaultId, bytes);
+            // The index may have caught up since it was built (the store waits for the refresh in progress).
+            const state = built !== undefined && built.version === index.version ? built : await index.exportState(slices);
+            await options.snapshots!.write(vaultId, await encodeSnapshot(vaultId, INDEX_RULES_VERSION, state, slices));
           }),
         )
         .catch(() => void unsaved.set(vaultId, index.size))
@@ -137,11 +142,17 @@ export function createVaultIndexCache(db: Database, options: VaultIndexOptions =
   };
 }
 
-/** A new index of every note of the vault, labelled with `version` (the rows read may be newer: harmless). */
-async function buildIndex(db: Database, vaultId: string, version: number, maxKeptTextChars: number | undefined): Promise<VaultSearchIndex> {
-  const index = new VaultSearchIndex(version, maxKeptTextChars);
-  await loadNotesChangedSince(db, index, vaultId, null);
-  return index;
+/**
+ * A new index of every note of the vault, labelled with `version` (the rows read may be newer: harmless), built in
+ * the compact form a stored index has (see IndexBuilder).
+ */
+async function buildIndex(db: Database, vaultId: string, version: number, maxKeptTextChars: number | undefined): Promise<{ index: VaultSearchIndex; state: IndexState }> {
+  const builder = new IndexBuilder(await store.countNotes(db, vaultId), maxKeptTextChars);
+  await loadNotesChangedSince(db, vaultId, null, (note) => builder.add(note));
+  const slices = new Slices(SLICE_MS);
+  const texts = builder.searchTexts();
+  const state = await builder.finish(version, slices);
+  return { index: await VaultSearchIndex.fromState(state, slices, maxKeptTextChars, texts), state };
 }
 
 /**
@@ -150,7 +161,7 @@ async function buildIndex(db: Database, vaultId: string, version: number, maxKep
  * re-read.
  */
 async function catchUp(db: Database, index: VaultSearchIndex, vaultId: string, version: number): Promise<number> {
-  const read = await loadNotesChangedSince(db, index, vaultId, index.version);
+  const read = await loadNotesChangedSince(db, vaultId, index.version, (note) => index.upsert(note));
   // Deletions leave no row behind: compare counts, and only when they differ, the ids.
   if (index.size !== (await store.countNotes(db, vaultId))) {
     const live = await store.noteIds(db, vaultId);
@@ -163,28 +174,30 @@ async function catchUp(db: Database, index: VaultSearchIndex, vaultId: string, v
 }
 
 /**
- * Upserts into the index the vault's notes written after `since` (every note when null), a page at a time, and
- * returns how many. Tokenizing is the costly part: it yields to the event loop every SLICE_MS, so that other
- * requests are served while a large vault is indexed.
+ * Hands `visit` the vault's notes written after `since` (every note when null), read a page at a time, and returns
+ * how many. The next page is read while this one is tokenized, the costly part, which yields to the event loop
+ * every SLICE_MS, so that other requests are served while a large vault is indexed.
  */
-async function loadNotesChangedSince(db: Database, index: VaultSearchIndex, vaultId: string, since: number | null): Promise<number> {
-  let after: string | null = null;
+async function loadNotesChangedSince(db: Database, vaultId: string, since: number | null, visit: (note: IndexedNote) => void): Promise<number> {
+  const page = (after: string | null) => store.notesChangedSince(db, vaultId, since, after, LOAD_PAGE);
+  let next: Promise<store.NoteSearchRow[]> | undefined = page(null);
   let read = 0;
-  let sliceStart = performance.now();
-  for (;;) {
-    const rows = await store.notesChangedSince(db, vaultId, since, after, LOAD_PAGE);
+  while (next) {
+    const rows: store.NoteSearchRow[] = await next;
+    next = rows.length === LOAD_PAGE ? page(rows[rows.length - 1]!.id) : undefined;
+    // An error of the page read ahead is met when it is awaited; until then it must not count as unhandled.
+    next?.catch(() => undefined);
+    let sliceStart = performance.now();
     for (const row of rows) {
-      index.upsert({ noteId: row.id, path: row.path, title: row.title, tagKeys: row.tag_keys, searchText: row.search_text });
+      visit({ noteId: row.id, path: row.path, title: row.title, tagKeys: row.tag_keys, searchText: row.search_text });
       if (performance.now() - sliceStart > SLICE_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
     }
     read += rows.length;
-    if (rows.length < LOAD_PAGE) return read;
-    after = rows[rows.length - 1]!.id;
-    sliceStart = performance.now();
   }
+  return read;
 }
 
 /** Drops the least recently refreshed indexes (Map order) until the notes held fit `maxIndexedNotes`; one always stays. */

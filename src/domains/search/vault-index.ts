@@ -194,13 +194,20 @@ export class VaultSearchIndex {
     };
   }
 
-  /** An index made from a state (see exportState), in slices; it keeps no texts. */
-  static async fromState(state: IndexState, slices: Slices, maxKeptTextChars?: number): Promise<VaultSearchIndex> {
+  /**
+   * An index made from a state (see exportState), in slices. It keeps no texts, unless `texts` gives each note's
+   * search text (in document order) and they fit the index's budget, as a new build has them.
+   */
+  static async fromState(state: IndexState, slices: Slices, maxKeptTextChars?: number, texts?: readonly string[]): Promise<VaultSearchIndex> {
     const index = new VaultSearchIndex(state.version, maxKeptTextChars);
-    index.keepTexts = false;
-    for (const doc of state.docs) {
+    const kept = texts !== undefined && texts.length === state.docs.length && texts.reduce((sum, text) => sum + text.length, 0) <= index.maxKeptTextChars;
+    index.keepTexts = kept;
+    for (let k = 0; k < state.docs.length; k++) {
+      const doc = state.docs[k]!;
+      const text = kept ? texts[k] : undefined;
+      if (text !== undefined) index.keptTextChars += text.length;
       index.byNoteId.set(doc.noteId, index.docs.length);
-      index.docs.push({ text: undefined, noteId: doc.noteId, path: doc.path, pathKey: notePathKey(doc.path), title: doc.title, tagKeys: doc.tagKeys, length: doc.length, alive: true });
+      index.docs.push({ text, noteId: doc.noteId, path: doc.path, pathKey: notePathKey(doc.path), title: doc.title, tagKeys: doc.tagKeys, length: doc.length, alive: true });
       index.totalLength += doc.length;
       if (slices.due()) await slices.pause();
     }
@@ -242,29 +249,14 @@ export class VaultSearchIndex {
   upsert(note: IndexedNote): void {
     this.remove(note.noteId);
     const doc = this.docs.length;
-    const counts = new Map<string, { weight: number; fields: number; firstBody: number }>();
-    let length = 0;
-    const count = (field: keyof typeof FIELD) => (word: string, start: number) => {
-      const entry = counts.get(word);
-      const bodyAt = field === 'body' ? start : -1;
-      if (entry) {
-        entry.weight += WEIGHT[field];
-        entry.fields |= FIELD[field];
-        if (entry.firstBody < 0) entry.firstBody = bodyAt;
-      } else counts.set(word, { weight: WEIGHT[field], fields: FIELD[field], firstBody: bodyAt });
-      length += WEIGHT[field];
-    };
-    forEachWord(note.title, count('title'));
-    forEachWord(note.path.endsWith('.md') ? note.path.slice(0, -3) : note.path, count('path'));
-    forEachWord(note.searchText, count('body'));
+    const { counts, length } = countNoteWords(note);
     for (const [word, { weight, fields, firstBody }] of counts) {
       let list = this.postings.get(word);
       if (!list) {
         list = new Postings();
         this.postings.set(word, list);
       }
-      // Weights beyond 2^27 would overflow the packing; no real note repeats a word that often.
-      list.push(doc, Math.min(weight, 1 << 27), fields, firstBody);
+      list.push(doc, weight, fields, firstBody);
     }
     if (this.keepTexts && this.keptTextChars + note.searchText.length > this.maxKeptTextChars) this.dropTexts();
     const text = this.keepTexts ? note.searchText : undefined;
@@ -400,6 +392,36 @@ export class VaultSearchIndex {
     this.docs = docs;
     this.byNoteId = new Map(docs.map((entry, doc) => [entry.noteId, doc]));
   }
+}
+
+/** How often and where each word of a note occurs, as one posting of it will hold. */
+export interface WordCount {
+  /** Weighted occurrences (title five times, path twice, body once), at most 2^27 so that it packs. */
+  weight: number;
+  fields: number;
+  /** Offset of the first occurrence in the body, -1 when the word is not in the body. */
+  firstBody: number;
+}
+
+/** The words of a note with their counts, and its weighted length: what one note adds to an index. */
+export function countNoteWords(note: IndexedNote): { counts: Map<string, WordCount>; length: number } {
+  const counts = new Map<string, WordCount>();
+  let length = 0;
+  const count = (field: keyof typeof FIELD) => (word: string, start: number) => {
+    const entry = counts.get(word);
+    const bodyAt = field === 'body' ? start : -1;
+    if (entry) {
+      // Weights beyond 2^27 would overflow the packing; no real note repeats a word that often.
+      entry.weight = Math.min(entry.weight + WEIGHT[field], 1 << 27);
+      entry.fields |= FIELD[field];
+      if (entry.firstBody < 0) entry.firstBody = bodyAt;
+    } else counts.set(word, { weight: WEIGHT[field], fields: FIELD[field], firstBody: bodyAt });
+    length += WEIGHT[field];
+  };
+  forEachWord(note.title, count('title'));
+  forEachWord(note.path.endsWith('.md') ? note.path.slice(0, -3) : note.path, count('path'));
+  forEachWord(note.searchText, count('body'));
+  return { counts, length };
 }
 
 function bm25(idf: number, weight: number, norm: number): number {
