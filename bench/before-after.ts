@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { describeWorkingTree, materializeBaseline, REPO_ROOT, resolveBaseline, type Commit } from './before-after/baseline-tree.ts';
 import { abbaSchedule, compare, type BaselineChoice, type Comparison, type Side } from './before-after/compare.ts';
 import { beforeAfterReport } from './before-after/report.ts';
-import { KEYS, LABELS, type Key } from './before-after/scenarios.ts';
+import { LABELS, selectKeys, type Key } from './before-after/scenarios.ts';
 import { checkSide, startSide, type RunningSide } from './before-after/sides.ts';
 import type { EngineName } from './http/installation.ts';
 import { measureScenario, standardLoad, type LoadOptions, type Measurement } from './http/load.ts';
@@ -33,6 +33,8 @@ export interface BeforeAfterOptions extends LoadOptions {
   baseline?: string;
   /** PostgreSQL server for the scratch databases; defaults to KGATE_BENCH_DATABASE_URL or the local one. */
   serverUrl?: string;
+  /** The scenarios to measure (`--scenario`, see selectKeys); undefined: all. */
+  scenarios?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -77,12 +79,13 @@ async function compareOn(
   trees: Record<Side, string>,
   envs: Record<Side, Record<string, string>>,
   root: string,
+  keys: readonly Key[],
   load: LoadOptions,
   log: (line: string) => void,
   failures: string[],
 ): Promise<EngineComparison> {
   const running: RunningSide[] = [];
-  const runs = new Map<Key, Record<Side, Array<Measurement<Key>>>>(KEYS.map((key) => [key, { old: [], new: [] }]));
+  const runs = new Map<Key, Record<Side, Array<Measurement<Key>>>>(keys.map((key) => [key, { old: [], new: [] }]));
   try {
     for (const side of ['old', 'new'] as const) {
       const started = await startSide(engine, side, trees[side], envs[side], root);
@@ -90,7 +93,7 @@ async function compareOn(
       log(`  ${engine} ${side}: kgate serve (pid ${started.server.pid}) at ${started.server.url}, ${started.notesBefore} notes`);
     }
     const bySide = (side: Side) => running.find((r) => r.side === side)!;
-    for (const step of abbaSchedule(KEYS)) {
+    for (const step of abbaSchedule(keys)) {
       if (step.restartBefore) await Promise.all(running.map((r) => r.restart()));
       const { server, scenarios } = bySide(step.side);
       const m = await measureScenario(server.url, scenarios.get(step.key)!, load, server);
@@ -99,11 +102,11 @@ async function compareOn(
       const bad = badCounts(m);
       if (bad) failures.push(`${engine} ${step.side} ${step.key} (run ${step.run}): ${bad}`);
     }
-    for (const side of running) failures.push(...(await checkSide(engine, side, runs.get('apply')![side.side])));
+    for (const side of running) failures.push(...(await checkSide(engine, side, [...runs.values()].flatMap((r) => r[side.side]))));
   } finally {
     await Promise.all(running.map((r) => r.stop()));
   }
-  const rows = KEYS.map((key): Row => {
+  const rows = keys.map((key): Row => {
     const { old, new: now } = runs.get(key)! as Record<Side, [Measurement<Key>, Measurement<Key>]>;
     return { key, label: LABELS[key], runs: { old, new: now }, comparison: compare(old, now) };
   });
@@ -127,6 +130,7 @@ export async function measureBeforeAfter(options: BeforeAfterOptions): Promise<B
   const started = performance.now();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const load: LoadOptions = { connections: options.connections, warmupSeconds: options.warmupSeconds, seconds: options.seconds };
+  const keys = selectKeys(options.scenarios);
   const baseline = await resolveBaseline(options.baseline);
   const current = await describeWorkingTree();
   log(`  old: ${baseline.commit.short} ${baseline.commit.subject.slice(0, 60)} (${baseline.ref})`);
@@ -146,7 +150,7 @@ export async function measureBeforeAfter(options: BeforeAfterOptions): Promise<B
       const versions = { old: pgliteVersion(tree.path), new: pgliteVersion() };
       const pglite = versions.old === versions.new ? versions.new : `${versions.old} (old), ${versions.new} (new)`;
       const pgliteEnvs = { old: { KGATE_DATA_DIR: join(root, 'pglite-old') }, new: { KGATE_DATA_DIR: join(root, 'pglite-new') } };
-      engines.push(await compareOn('PGlite', `${pglite}, in the server process`, trees, pgliteEnvs, root, load, log, failures));
+      engines.push(await compareOn('PGlite', `${pglite}, in the server process`, trees, pgliteEnvs, root, keys, load, log, failures));
       const scratch = await scratchPair(benchServerUrl(options.serverUrl));
       if ('skipped' in scratch) {
         skipped.push({ engine: 'PostgreSQL', reason: scratch.skipped });
@@ -155,7 +159,7 @@ export async function measureBeforeAfter(options: BeforeAfterOptions): Promise<B
         try {
           const envs = { old: { DATABASE_URL: scratch.old.url }, new: { DATABASE_URL: scratch.new.url } };
           const version = scratch.new.version.replace(/^PostgreSQL /, '');
-          engines.push(await compareOn('PostgreSQL', version, trees, envs, root, load, log, failures));
+          engines.push(await compareOn('PostgreSQL', version, trees, envs, root, keys, load, log, failures));
         } finally {
           await Promise.all([scratch.old.drop(), scratch.new.drop()]);
         }
@@ -170,11 +174,20 @@ export async function measureBeforeAfter(options: BeforeAfterOptions): Promise<B
   return { options: load, baseline, current, install, engines, skipped, failures, seconds };
 }
 
-/** The benchmark as `bench/run.ts` runs it: 50 connections, 3 s warm-up, 10 s per run (or `--duration`), `--baseline`. */
+/**
+ * The benchmark as `bench/run.ts` runs it: 50 connections, 3 s warm-up, 10 s per run (or `--duration`),
+ * `--baseline`, `--scenario`.
+ */
 export const beforeAndAfter: Benchmark = {
   title: 'Before and after',
   async run(options: BenchmarkOptions): Promise<BenchmarkReport> {
     const load = standardLoad(options.duration);
-    return beforeAfterReport(await measureBeforeAfter({ ...load, ...(options.baseline === undefined ? {} : { baseline: options.baseline }) }));
+    return beforeAfterReport(
+      await measureBeforeAfter({
+        ...load,
+        ...(options.baseline === undefined ? {} : { baseline: options.baseline }),
+        ...(options.scenarios === undefined ? {} : { scenarios: options.scenarios }),
+      }),
+    );
   },
 };

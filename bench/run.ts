@@ -1,13 +1,14 @@
 /**
  * The one entry point of kgate's benchmarks:
- * `npm run bench [-- --notes N] [--seed S] [--repeat R] [--duration S] [--only NAME] [--baseline REF] [--write]`.
+ * `npm run bench [-- --notes N] [--seed S] [--repeat R] [--duration S] [--only NAME] [--baseline REF] [--scenario KEY] [--write]`.
  *
  * Runs every benchmark in BENCHMARKS, prints the machine facts and one Markdown section per benchmark to stdout
  * (progress goes to stderr), and with `--write` replaces each benchmark's section of docs/benchmarks.md, keeping
  * the rest of the file. Exits non-zero when a benchmark reports failures (and then writes nothing). `--only NAME`
  * (repeatable) runs only the named benchmarks: NAME is the title in lower case with dashes, e.g. `http-throughput`.
  * Benchmarks in ON_REQUEST run only when `--only` names them: `--only before-and-after [--baseline REF]` measures
- * the working tree against an older commit (default: where this branch left `main`, or `HEAD~1` on `main`).
+ * the working tree against an older commit (default: where this branch left `main`, or `HEAD~1` on `main`);
+ * `--scenario KEY` (repeatable) measures only those of its scenarios (`before-after/scenarios.ts`, KEYS).
  * `--duration S` measures each row of the load benchmarks (HTTP and MCP throughput, before and after) for S seconds
  * instead of 10, with a warm-up of min(3, S) s: a smoke run, e.g. `npm run bench -- --only mcp-throughput
  * --duration 2`, checks that every scenario works in about a minute (its numbers are noisier; the report states the
@@ -72,7 +73,8 @@ Run them with \`npm run bench\` (options after \`--\`: \`--notes N\`, vault size
 default 10, for smoke runs;
 \`--only NAME\`, run only that benchmark, e.g. \`--only http-throughput\`).
 \`npm run bench -- --only before-and-after --baseline REF\` compares the working tree with commit REF in the same run
-(default: where this branch left \`main\`, or \`HEAD~1\` on \`main\`); it runs only when named.
+(default: where this branch left \`main\`, or \`HEAD~1\` on \`main\`); it runs only when named, and
+\`--scenario KEY\` (repeatable, e.g. \`--scenario apply10\`) limits it to those scenarios beside hello-world.
 \`npm run bench -- --write\` runs them and rewrites each benchmark's section below; other sections are kept.
 The code is in \`bench/\`: \`bench/run.ts\` is the entry point, one module per benchmark.
 
@@ -114,6 +116,7 @@ async function main(argv: string[]): Promise<number> {
       duration: { type: 'string' },
       only: { type: 'string', multiple: true },
       baseline: { type: 'string' },
+      scenario: { type: 'string', multiple: true },
       write: { type: 'boolean', default: false },
     },
     strict: true,
@@ -124,6 +127,7 @@ async function main(argv: string[]): Promise<number> {
     repeat: parseCount('repeat', values.repeat, 3, 1),
     ...(values.duration === undefined ? {} : { duration: parseCount('duration', values.duration, 10, 1) }),
     ...(values.baseline === undefined ? {} : { baseline: values.baseline }),
+    ...(values.scenario === undefined ? {} : { scenarios: values.scenario }),
   };
   const selected = selectBenchmarks(values.only ?? [], values.baseline);
   const started = performance.now();

@@ -5,7 +5,7 @@ import type { Measurement } from '../http/load.ts';
 import type { BenchmarkReport } from '../support/benchmark.ts';
 import { count, fixed } from '../support/format.ts';
 import { MIN_TOLERANCE, verdictText, type Side } from './compare.ts';
-import type { Key } from './scenarios.ts';
+import { KEYS, type Key } from './scenarios.ts';
 
 /** Milliseconds as printed: one decimal below 10 ms, whole numbers above. */
 function ms(value: number): string {
@@ -115,8 +115,12 @@ export function beforeAfterReport(result: BeforeAfterResult): BenchmarkReport {
       'checked; any error, non-2xx answer, wrong body, server log line at warn or above, or applied note missing fails the benchmark.',
     '- Requests: the same on both sides. REST with the owner\'s personal access token; MCP `POST /api/mcp` with the same token, ' +
       '`accept: application/json, text/event-stream`, `mcp-protocol-version: 2025-11-25`. The note read is `Projects/Offline Sync.md`; the list ' +
-      'returns every note of the vault (25); the preview sends 10 write-note updates with their current hashes, the MCP preview one; the apply ' +
-      'writes one new note per request with a fresh Idempotency-Key, and runs last, so that every other scenario sees the same notes on both sides.',
+      'returns every note of the vault (25); the preview sends 10 write-note updates with their current hashes, the MCP preview one; the applies ' +
+      'write one new note, or 10 new synthetic notes of about 2 KB with their links, per request with a fresh Idempotency-Key, and run last, so that ' +
+      'every other scenario sees the same notes on both sides.' +
+      (result.engines[0] !== undefined && result.engines[0].rows.length < KEYS.length
+        ? ` This run measured only: ${result.engines[0].rows.map((r) => r.key).join(', ')} (\`--scenario\`).`
+        : ''),
     `- Verdict: within noise when |1 − new/old| is at most the row's tolerance, the two sides' run-to-run spreads (|run 1 − run 2| ÷ ` +
       `their mean, in the table below) added, and at least ${fixed(100 * MIN_TOLERANCE, 0)}%: about two standard errors of the ratio; otherwise ` +
       'faster or slower. Latency is not in the verdict: compare the p99 columns.',

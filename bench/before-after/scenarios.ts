@@ -8,7 +8,7 @@ import { applyScenario, edited, occurrences, READ_NOTE_PATH, scenarios, TRANSACT
 import { mcpHeaders, toolsCallBody, TOOLS_LIST_BODY, verifyNoteContent, verifyToolResult, verifyToolsList } from '../mcp/requests.ts';
 
 /** The scenarios, in the order they are measured and reported. */
-export const KEYS = ['hello', 'read', 'list', 'search', 'preview', 'mcpToolsList', 'mcpGetNote', 'mcpSearch', 'mcpPreview', 'apply'] as const;
+export const KEYS = ['hello', 'read', 'list', 'search', 'preview', 'mcpToolsList', 'mcpGetNote', 'mcpSearch', 'mcpPreview', 'apply', 'apply10'] as const;
 
 export type Key = (typeof KEYS)[number];
 
@@ -27,9 +27,26 @@ export const LABELS: Record<Key, string> = {
   mcpSearch: `MCP \`tools/call\` \`search_notes\` "${SEARCH_QUERY}"`,
   mcpPreview: 'MCP `tools/call` `preview_note_writes`, 1 update',
   apply: 'REST apply, 1 new note: `POST /api/dev/transactions`, dryRun false',
+  apply10: `REST apply, ${TRANSACTION_ACTIONS} new notes: \`POST /api/dev/transactions\`, dryRun false`,
 };
 
-/** One side's scenarios, and how many applied writes they have built so far (sent, or about to be). */
+/** Notes each applied request of a scenario writes; 0 for the scenarios that write nothing. */
+export function notesPerRequest(key: Key): number {
+  return key === 'apply' ? 1 : key === 'apply10' ? TRANSACTION_ACTIONS : 0;
+}
+
+/**
+ * The scenarios a run measures, in KEYS order: all of them, or those `names` gives (`--scenario`), with hello-world
+ * always (every row is read against it). Throws on an unknown name.
+ */
+export function selectKeys(names: readonly string[] | undefined): Key[] {
+  if (names === undefined || names.length === 0) return [...KEYS];
+  const unknown = names.filter((name) => !(KEYS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`--scenario: unknown ${unknown.join(', ')}; known: ${KEYS.join(', ')}`);
+  return KEYS.filter((key) => key === 'hello' || names.includes(key));
+}
+
+/** One side's scenarios, and how many notes their applied writes have built so far (sent, or about to be). */
 export interface SideScenarios {
   scenarios: Map<Key, LoadScenario<Key>>;
   applied(): number;
@@ -53,6 +70,7 @@ export function beforeAfterScenarios(target: Target, notes: number): SideScenari
   const mappingId = target.mappingId;
   const seed = target.seeds[0]!;
   const apply = applyScenario(target, 1);
+  const apply10 = applyScenario(target, TRANSACTION_ACTIONS, `x${TRANSACTION_ACTIONS}-`);
   const list: Array<LoadScenario<Key>> = [
     reuse('hello'),
     reuse('read'),
@@ -82,6 +100,10 @@ export function beforeAfterScenarios(target: Target, notes: number): SideScenari
       (body) => verifyToolResult(body, '{') && body.includes('"applied":false') && occurrences(body, '"status":"update"') === 1,
     ),
     { ...apply, key: 'apply', label: LABELS.apply },
+    { ...apply10, key: 'apply10', label: LABELS.apply10 },
   ];
-  return { scenarios: new Map(list.map((s) => [s.key, s])), applied: () => apply.built!() };
+  return {
+    scenarios: new Map(list.map((s) => [s.key, s])),
+    applied: () => apply.built!() * notesPerRequest('apply') + apply10.built!() * notesPerRequest('apply10'),
+  };
 }

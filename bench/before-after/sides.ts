@@ -14,7 +14,7 @@ import type { Measurement } from '../http/load.ts';
 import { APPLY_FOLDER_PREFIX, type Target } from '../http/scenarios.ts';
 import { cleanupOnInterrupt } from '../support/interrupt.ts';
 import type { Side } from './compare.ts';
-import { beforeAfterScenarios, type Key, type SideScenarios } from './scenarios.ts';
+import { beforeAfterScenarios, notesPerRequest, type Key, type SideScenarios } from './scenarios.ts';
 
 /** The REST and MCP allowances (per minute and per month) of the owner: far above what a run can use. */
 const ALLOWANCE = String(1_000_000_000);
@@ -90,13 +90,14 @@ async function countNotes(running: RunningSide): Promise<number> {
 /**
  * What went wrong on a side once its load is over: server log lines at warn or above, and applied writes that did
  * not all happen. Autocannon counts only the answers it received before its deadline, so the notes written lie
- * between the 2xx answers of the apply runs (warm-ups included) and the requests built.
+ * between the notes of the 2xx answers of the apply runs (warm-ups included) and those of the requests built. `runs`
+ * are the side's runs; those that write nothing count for nothing.
  */
-export async function checkSide(engine: EngineName, running: RunningSide, applyRuns: ReadonlyArray<Measurement<Key>>): Promise<string[]> {
+export async function checkSide(engine: EngineName, running: RunningSide, runs: ReadonlyArray<Measurement<Key>>): Promise<string[]> {
   const failures: string[] = [];
   const name = `${engine} ${running.side}`;
   const written = (await countNotes(running)) - running.notesBefore;
-  const low = applyRuns.reduce((sum, m) => sum + m.warmupOk + m.ok, 0);
+  const low = runs.reduce((sum, m) => sum + (m.warmupOk + m.ok) * notesPerRequest(m.key), 0);
   const high = running.applied();
   if (written < low || written > high) {
     failures.push(`${name}: ${written} notes written under ${APPLY_FOLDER_PREFIX}${running.target.runId}-*, expected ${low} to ${high}`);

@@ -228,10 +228,11 @@ export function scenarios(target: Target): Scenario[] {
 
 /**
  * Applied writes of `notes` new notes per request (`POST /api/dev/transactions`, dryRun false): each request writes
- * under a folder of its own (`bench-<runId>-<n>/note-NN.md`) with a unique Idempotency-Key, so new notes need no
- * expectedHash. The body is assembled from pre-serialized actions, with the request's folder filled in.
+ * under a folder of its own (`bench-<runId>-<tag><n>/note-NN.md`) with a unique Idempotency-Key, so new notes need no
+ * expectedHash. The body is assembled from pre-serialized actions, with the request's folder filled in. `tag` keeps
+ * the folders and keys of two such scenarios on one vault apart.
  */
-export function applyScenario(target: Target, notes: number): Scenario {
+export function applyScenario(target: Target, notes: number, tag = ''): Scenario {
   const json = { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' };
   const FOLDER = '@@FOLDER@@';
   const contents = syntheticContents(TRANSACTION_ACTIONS + notes).slice(TRANSACTION_ACTIONS);
@@ -250,7 +251,7 @@ export function applyScenario(target: Target, notes: number): Scenario {
           method: 'POST',
           path: '/api/dev/transactions',
           setupRequest(request) {
-            const id = `${APPLY_FOLDER_PREFIX}${target.runId}-${++applied}`;
+            const id = `${APPLY_FOLDER_PREFIX}${target.runId}-${tag}${++applied}`;
             return {
               ...request,
               headers: { ...json, 'idempotency-key': id },

@@ -22,6 +22,8 @@ export interface BenchmarkOptions {
    * commit-ish); undefined: where this branch left `main`, or `HEAD~1` on `main` itself.
    */
   baseline?: string;
+  /** The before-and-after benchmark's scenarios to measure (`--scenario KEY`, repeatable); undefined: all. */
+  scenarios?: readonly string[];
 }
 
 /** What a benchmark hands back: Markdown lines for its section, and any failures that invalidate it. */
