@@ -27,10 +27,11 @@ export async function importCommand(args: string[]): Promise<number> {
   // Check the folder before opening (and perhaps creating) a database.
   const folder = commandPath(dir);
   await assertVaultFolder(folder);
-  const report = await withRuntime('kgate import', async ({ services }) =>
+  const report = await withRuntime('kgate import', async ({ services, ownDatabase }) =>
     importFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, folder, {
       dryRun: values['dry-run'] ?? false,
       progress: !values.json,
+      ownDatabase,
     }),
   );
   const lines = [

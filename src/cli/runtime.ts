@@ -12,6 +12,8 @@ export const EXAMPLE_VAULT_DIR = packageFile('examples', 'vault');
 export interface CommandRuntime {
   config: Config;
   services: Services;
+  /** True when the database is the command's own; false inside a gateway, whose requests share it. */
+  ownDatabase: boolean;
 }
 
 /**
@@ -20,11 +22,11 @@ export interface CommandRuntime {
  */
 export async function withRuntime<T>(command: string, work: (runtime: CommandRuntime) => Promise<T>): Promise<T> {
   const gateway = gatewayRuntime();
-  if (gateway) return work(gateway);
+  if (gateway) return work({ ...gateway, ownDatabase: false });
   const config = loadConfig();
   const opened = await openDatabase(config, command);
   try {
-    return await work({ config, services: createServices(opened.db) });
+    return await work({ config, services: createServices(opened.db), ownDatabase: true });
   } finally {
     await opened.close();
   }
