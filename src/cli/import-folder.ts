@@ -18,7 +18,10 @@ export interface ImportReport extends ImportBatchResult {
 // database to itself takes the notes service's largest batch: a 20,000-note first import on PGlite took 8.4 s
 // with 500 notes per batch against 9.1 s with 250 (2026-11-25).
 const SHARED_BATCH_SIZE = 250;
-// After a bulk load the planner has no statistics for the new rows and scans instead of using the path index.
+// After a bulk load the planner has no statistics for the new rows and scans instead of using the path index:
+// statistics are refreshed once this many notes have been written, and again at the end. Without the refresh
+// along the way, each batch's hash lookups scanned the growing table: a 20,000-note first import on PGlite took
+// 8.0-8.3 s, against 7.7 s with it (2026-11-25).
 const ANALYZE_AFTER_CHANGES = 1_000;
 
 /**
@@ -73,8 +76,12 @@ export async function importFolder(
       notes.importPrepared(actor, mappingId, next, { dryRun: report.dryRun }),
       following === undefined ? undefined : readBatch(following),
     ]);
+    const changedBefore = report.created + report.updated;
     report.created += result.created;
     report.updated += result.updated;
+    if (!report.dryRun && changedBefore < ANALYZE_AFTER_CHANGES && report.created + report.updated >= ANALYZE_AFTER_CHANGES && afterThat) {
+      await notes.refreshStatistics();
+    }
     report.unchanged += result.unchanged;
     report.rejected.push(...result.rejected);
     progress?.update(Math.min(start + batchSize, notePaths.length));
