@@ -23,7 +23,7 @@ import {
   bootstrapInstallation,
   openInstallation,
   prepareAccounts,
-  readLogEntries,
+  forEachLogEntry,
   startServer,
   type Bootstrapped,
   type EngineName,
@@ -186,19 +186,24 @@ async function runEngine(
     await server.stop();
   }
 
-  const entries = await readLogEntries(logFile);
-  const requests = entries.filter((e) => e.msg === 'request' && typeof e.time === 'number' && typeof e.ms === 'number');
-  const requestLogLines = requests.length;
-  for (const m of measurements) {
-    // Lines are written when a request finishes; those of the measured run's window are its requests.
-    const durations = requests
-      .filter((e) => (e.time as number) >= m.window.from && (e.time as number) <= m.window.to)
-      .map((e) => e.ms as number)
-      .sort((a, b) => a - b);
+  // The log holds a line per request, millions of them: read as a stream, each measured run keeping only the
+  // durations of its own requests (lines are written when a request finishes; those of the run's window are its).
+  const durationsOf = measurements.map((): number[] => []);
+  const loud: Array<Record<string, unknown>> = [];
+  let requestLogLines = 0;
+  await forEachLogEntry(logFile, (e) => {
+    if (typeof e.level === 'number' && e.level >= 40) loud.push(e);
+    if (e.msg !== 'request' || typeof e.time !== 'number' || typeof e.ms !== 'number') return;
+    requestLogLines++;
+    const time = e.time;
+    const k = measurements.findIndex((m) => time >= m.window.from && time <= m.window.to);
+    if (k >= 0) durationsOf[k]!.push(e.ms);
+  });
+  measurements.forEach((m, k) => {
+    const durations = durationsOf[k]!.sort((a, b) => a - b);
     const at = (q: number) => durations[Math.min(durations.length - 1, Math.floor(q * durations.length))] ?? Number.NaN;
     m.serverMs = { p50: at(0.5), p99: at(0.99), requests: durations.length };
-  }
-  const loud = entries.filter((e) => typeof e.level === 'number' && e.level >= 40);
+  });
   if (loud.length > 0) failures.push(`${engine}: ${loud.length} server log lines at warn or above, e.g. ${JSON.stringify(loud[0])}`);
 
   // The applied writes really happened: every 2xx created exactly 10 notes.

@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_OWNER_EMAIL } from '../src/domains/onboarding/index.ts';
-import { bootstrapInstallation, openInstallation, readLogEntries, runKgate, startServer, type EngineName } from './http/installation.ts';
+import { bootstrapInstallation, loudLogEntries, openInstallation, runKgate, startServer, type EngineName } from './http/installation.ts';
 import { measureScenario, standardLoad, type LoadOptions, type LoadScenario, type Measurement, type ServerHooks } from './http/load.ts';
 import { READ_NOTE_PATH } from './http/scenarios.ts';
 import { oauthAccessToken } from './mcp/oauth-access-token.ts';
@@ -262,7 +262,7 @@ async function runEngine(
   } finally {
     await server.stop();
   }
-  const loud = (await readLogEntries(logFile)).filter((e) => typeof e.level === 'number' && e.level >= 40);
+  const loud = await loudLogEntries([logFile]);
   if (loud.length > 0) failures.push(`${engine}: ${loud.length} server log lines at warn or above, e.g. ${JSON.stringify(loud[0])}`);
   return { name: engine, version, measurements, toolsListBytes: listBytes };
 }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DEFAULT_OWNER_EMAIL } from '../../src/domains/onboarding/index.ts';
 import { seed } from '../http-throughput.ts';
-import { bootstrapInstallation, readLogEntries, runKgate, startServer, type EngineName, type ServerProcess } from '../http/installation.ts';
+import { bootstrapInstallation, loudLogEntries, runKgate, startServer, type EngineName, type ServerProcess } from '../http/installation.ts';
 import type { Measurement } from '../http/load.ts';
 import { APPLY_FOLDER_PREFIX, type Target } from '../http/scenarios.ts';
 import { cleanupOnInterrupt } from '../support/interrupt.ts';
@@ -102,8 +102,7 @@ export async function checkSide(engine: EngineName, running: RunningSide, runs: 
   if (written < low || written > high) {
     failures.push(`${name}: ${written} notes written under ${APPLY_FOLDER_PREFIX}${running.target.runId}-*, expected ${low} to ${high}`);
   }
-  const entries = (await Promise.all(running.logFiles.map((file) => readLogEntries(file)))).flat();
-  const loud = entries.filter((e) => typeof e.level === 'number' && e.level >= 40);
+  const loud = await loudLogEntries(running.logFiles);
   if (loud.length > 0) failures.push(`${name}: ${loud.length} server log lines at warn or above, e.g. ${JSON.stringify(loud[0])}`);
   return failures;
 }

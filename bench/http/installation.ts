@@ -12,6 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import { bootstrap } from '../../src/cli/bootstrap-command.ts';
@@ -136,17 +138,40 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Parsed JSON log lines of a server log file (pino); other lines are skipped. */
-export async function readLogEntries(logFile: string): Promise<Array<Record<string, unknown>>> {
-  const entries: Array<Record<string, unknown>> = [];
-  for (const line of (await readFile(logFile, 'utf8')).split('\n')) {
+/**
+ * Hands `visit` each parsed JSON line of a server log file (pino), read as a stream: a loaded run's log holds
+ * millions of lines, more than one string can (Node's limit is 512 MB). Other lines are skipped.
+ */
+export async function forEachLogEntry(logFile: string, visit: (entry: Record<string, unknown>) => void): Promise<void> {
+  const lines = createInterface({ input: createReadStream(logFile, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of lines) {
     if (!line.startsWith('{')) continue;
+    let entry: Record<string, unknown>;
     try {
-      entries.push(JSON.parse(line) as Record<string, unknown>);
+      entry = JSON.parse(line) as Record<string, unknown>;
     } catch {
       // A partial last line: ignored.
+      continue;
     }
+    visit(entry);
   }
+}
+
+/** The lines at warn or above of server log files, read as streams. */
+export async function loudLogEntries(logFiles: readonly string[]): Promise<Array<Record<string, unknown>>> {
+  const loud: Array<Record<string, unknown>> = [];
+  for (const file of logFiles) {
+    await forEachLogEntry(file, (e) => {
+      if (typeof e.level === 'number' && e.level >= 40) loud.push(e);
+    });
+  }
+  return loud;
+}
+
+/** Parsed JSON log lines of a server log file (pino), for logs of a modest size; other lines are skipped. */
+export async function readLogEntries(logFile: string): Promise<Array<Record<string, unknown>>> {
+  const entries: Array<Record<string, unknown>> = [];
+  await forEachLogEntry(logFile, (entry) => entries.push(entry));
   return entries;
 }
 
