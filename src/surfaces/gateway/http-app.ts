@@ -102,7 +102,7 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
       return problemResponse(c, 'invalid_request', error.message || 'The request is malformed.');
     }
     // Log the failure without the request: it may hold tokens or note content.
-    (c.get('log') ?? deps.logger).error({ err: { name: error.name, message: error.message, stack: error.stack } }, 'unhandled error');
+    (c.get('log')?.() ?? deps.logger).error({ err: { name: error.name, message: error.message, stack: error.stack } }, 'unhandled error');
     return problemResponse(c, 'internal', 'An unexpected error occurred; the request id identifies it in the logs.');
   });
   return app;

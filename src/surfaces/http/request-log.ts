@@ -24,7 +24,8 @@ export function requestLog(logger: Logger, metrics?: Metrics): MiddlewareHandler
   return async (c, next) => {
     const requestId = requestIdOf(c.req.header('x-request-id'));
     c.set('requestId', requestId);
-    c.set('log', logger.child({ reqId: requestId }));
+    let requestLogger: Logger | undefined;
+    c.set('log', () => (requestLogger ??= logger.child({ reqId: requestId })));
     const started = performance.now();
     // Set before the handler runs, so the handler's response is built with it. Setting a header on a finished
     // response makes Hono copy the response through a stream, which cost more than the rest of a hello-world.

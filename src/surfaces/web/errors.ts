@@ -27,7 +27,7 @@ export function errorPage(c: Context<HttpEnv>, error: unknown, signedIn?: Signed
     return sendPage(c, { title: TITLES[status] ?? 'That did not work', body: html`<p class="error">${error.message}</p>`, signedIn }, status);
   }
   const err = error instanceof Error ? error : new Error(String(error));
-  c.get('log')?.error({ err: { name: err.name, message: err.message, stack: err.stack } }, 'unhandled error on a web page');
+  c.get('log')?.().error({ err: { name: err.name, message: err.message, stack: err.stack } }, 'unhandled error on a web page');
   return sendPage(
     c,
     {
