@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { MAX_INVENTORY_PAGE, MAX_TRASH_PAGE } from '../../domains/notes/index.ts';
+import { MAX_INVENTORY_PAGE, MAX_TRASH_PAGE, type Note } from '../../domains/notes/index.ts';
 import { CursorSchema, MappingIdSchema, NotePathSchema } from './fields.ts';
 import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
-import { NoteOut, NoteSummaryOut, TrashEntryOut, presentNote, presentSummary, presentTrash } from './presenters.ts';
+import { NoteOut, NoteSummaryOut, TrashEntryOut, presentNote, presentOnce, presentSummary, presentTrash } from './presenters.ts';
 
 /** Most characters of content get_note_content returns unless asked for fewer. */
 export const MAX_NOTE_CONTENT_CHARS = 200_000;
@@ -61,6 +61,19 @@ export const readNote = defineOperation({
   },
 });
 
+/** get_note_content's answer. */
+interface NoteContent {
+  path: string;
+  title: string;
+  content: string;
+  contentHash: string;
+  revision: string;
+  size: number;
+  truncated: boolean;
+}
+
+const wholeNoteContents = new WeakMap<Note, NoteContent>();
+
 /** One note for a model: bounded content, and the hash to change it with. */
 export const getNoteContent = defineOperation({
   ...READ,
@@ -89,16 +102,18 @@ export const getNoteContent = defineOperation({
   async run(ctx, input) {
     const note = await ctx.services.notes.readNote(ctx.principal.actor, input.mappingId, input.path);
     const limit = input.maxChars ?? MAX_NOTE_CONTENT_CHARS;
-    const truncated = note.content.length > limit;
-    return {
-      path: note.path,
-      title: note.title,
-      content: truncated ? note.content.slice(0, limit) : note.content,
-      contentHash: note.contentHash,
-      revision: note.revision,
-      size: note.size,
+    const content = (n: Note, truncated: boolean): NoteContent => ({
+      path: n.path,
+      title: n.title,
+      content: truncated ? n.content.slice(0, limit) : n.content,
+      contentHash: n.contentHash,
+      revision: n.revision,
+      size: n.size,
       truncated,
-    };
+    });
+    // Whole, the answer is the same for every limit: presented once per cached note.
+    if (note.content.length > limit) return content(note, true);
+    return presentOnce(wholeNoteContents, note, (n) => content(n, false));
   },
 });
 

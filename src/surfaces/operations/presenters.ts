@@ -49,9 +49,27 @@ export function presentSummary(note: NoteSummary): z.input<typeof NoteSummaryOut
   return { path: note.path, title: note.title, revision: note.revision, size: note.size, updatedAt: note.updatedAt.toISOString() };
 }
 
-/** Presents a whole note. */
+/**
+ * Presents `input` with `make`, once per frozen input: a frozen input (a note from the body cache, the same object
+ * for every read of it at one content version) gives the same frozen output every time, which the pipeline then
+ * checks against the operation's schema and serializes once (invocation/present.ts). Any other input is presented
+ * anew. Mutable inputs are never cached: a frozen one cannot change under its cached presentation.
+ */
+export function presentOnce<I extends object, O extends object>(cache: WeakMap<I, O>, input: I, make: (input: I) => O): O {
+  if (!Object.isFrozen(input)) return make(input);
+  let output = cache.get(input);
+  if (output === undefined) {
+    output = Object.freeze(make(input));
+    cache.set(input, output);
+  }
+  return output;
+}
+
+const presentedNotes = new WeakMap<Note, z.input<typeof NoteOut>>();
+
+/** Presents a whole note (once per cached note, see presentOnce). */
 export function presentNote(note: Note): z.input<typeof NoteOut> {
-  return { ...presentSummary(note), content: note.content, contentHash: note.contentHash, createdAt: note.createdAt.toISOString() };
+  return presentOnce(presentedNotes, note, (n) => ({ ...presentSummary(n), content: n.content, contentHash: n.contentHash, createdAt: n.createdAt.toISOString() }));
 }
 
 /** Presents a trash entry. */

@@ -62,5 +62,5 @@ function renderNote(c: Context<HttpEnv>, note: { revision: string; content: stri
   if (prefersMarkdown(c.req.header('accept'))) {
     return c.body(note.content, 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
   }
-  return c.json(note, 200);
+  return json(c, note);
 }
