@@ -25,8 +25,13 @@ export type Reply = { jsonrpc: '2.0'; id?: unknown; result?: unknown; error?: un
  */
 export class PreserializedResult {
   readonly bytes: Buffer;
-  constructor(readonly json: string) {
+  constructor(json: string) {
     this.bytes = Buffer.from(json, 'utf8');
+  }
+
+  /** The result as text, decoded when asked: only the rarer replies (batches) need it, and it is not kept twice. */
+  get json(): string {
+    return this.bytes.toString('utf8');
   }
 }
 

@@ -2,7 +2,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { MCP_SURFACE } from '../invocation/surface.ts';
-import { JSONRPC, JsonRpcError } from './json-rpc.ts';
+import { JSONRPC, JsonRpcError, PreserializedResult } from './json-rpc.ts';
 import type { ToolCatalogue, ToolOperation } from './tool-list.ts';
 
 /** What a tools/call runs with. */
@@ -18,8 +18,19 @@ export function toolError(error: KgateError) {
   return { content: [{ type: 'text', text: `${error.code}: ${error.message}` }], structuredContent: structured, isError: true };
 }
 
-function toolResult(structured: Record<string, unknown>) {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+// The results of frozen outputs (an answer presented once, such as a cached note or search page), serialized once.
+const serializedResults = new WeakMap<object, PreserializedResult>();
+
+/** A tool result; that of a frozen output is serialized once and spliced into every reply that carries it. */
+export function toolResult(structured: Record<string, unknown>) {
+  const result = () => ({ content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured });
+  if (!Object.isFrozen(structured)) return result();
+  let serialized = serializedResults.get(structured);
+  if (serialized === undefined) {
+    serialized = new PreserializedResult(JSON.stringify(result()));
+    serializedResults.set(structured, serialized);
+  }
+  return serialized;
 }
 
 /** The arguments for the operation, and the idempotency key where the tool takes it as an argument. */
