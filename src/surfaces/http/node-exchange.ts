@@ -40,11 +40,23 @@ export function logRequest(
   );
 }
 
-/** Sends a complete response with an explicit length; a body given as bytes is sent as is, without encoding. */
-export function send(res: ServerResponse, status: number, headers: Record<string, string>, body?: string | Buffer): void {
+/**
+ * Sends a complete response with an explicit length; a body given as bytes is sent as is, without encoding, and one
+ * given as parts (a large preserialized piece between small ones) is written part by part in one corked write,
+ * without first copying the parts into one buffer.
+ */
+export function send(res: ServerResponse, status: number, headers: Record<string, string>, body?: string | Buffer | readonly Buffer[]): void {
   if (body === undefined) {
     res.writeHead(status, headers).end();
     return;
   }
-  res.writeHead(status, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    res.writeHead(status, { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }).end(body);
+    return;
+  }
+  const length = body.reduce((sum, part) => sum + part.length, 0);
+  res.writeHead(status, { ...headers, 'Content-Length': String(length) });
+  res.cork();
+  for (const part of body) res.write(part);
+  res.end();
 }

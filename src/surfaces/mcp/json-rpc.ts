@@ -53,10 +53,11 @@ export function serializeReply(reply: Reply): string {
   return JSON.stringify(reply);
 }
 
-/** One JSON-RPC reply as the body of a response: the same text as {@link serializeReply}, as bytes when preserialized. */
-export function replyBody(reply: Reply): string | Buffer {
-  if (reply.result instanceof PreserializedResult) {
-    return Buffer.concat([Buffer.from(replyHead(reply.id)), reply.result.bytes, REPLY_END]);
-  }
+/**
+ * One JSON-RPC reply as the body of a response: the same text as {@link serializeReply}; when preserialized, as the
+ * parts of its bytes (head, result, end), which the response writes in turn without joining them.
+ */
+export function replyBody(reply: Reply): string | Buffer[] {
+  if (reply.result instanceof PreserializedResult) return [Buffer.from(replyHead(reply.id)), reply.result.bytes, REPLY_END];
   return JSON.stringify(reply);
 }

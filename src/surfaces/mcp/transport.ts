@@ -32,7 +32,7 @@ export interface McpDependencies {
 interface Outcome {
   status: number;
   headers?: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | readonly Buffer[];
   principal?: AuthenticatedPrincipal;
 }
 
