@@ -43,7 +43,7 @@ function hitOf(index: VaultSearchIndex, candidate: Scored, text: string, query: 
   const start = Math.max(0, first - WINDOW_LEAD);
   const { snippet, highlights } =
     first >= 0
-      ? snippetOf(text.slice(start, start + WINDOW_CHARS), wordSet, query.phrases, { before: start > 0, after: start + WINDOW_CHARS < text.length })
+      ? snippetOf(text.slice(start, start + WINDOW_CHARS), wordSet, query.phrases, { before: start > 0, after: start + WINDOW_CHARS < text.length }, first - start)
       : snippetOf(text, wordSet, query.phrases);
   return {
     path: note.path,

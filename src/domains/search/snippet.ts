@@ -29,19 +29,45 @@ function firstMatch(located: readonly Located[], words: ReadonlySet<string>, phr
   return located.find((l) => words.has(l.word))?.start;
 }
 
+/** Where the first match of the query's words or phrases starts in `text`, by reading its words. */
+function locateFirstMatch(text: string, words: ReadonlySet<string>, phrases: readonly string[][]): number | undefined {
+  const located: Located[] = [];
+  forEachWord(text, (word, start, end) => located.push({ word, start, end }));
+  return firstMatch(located, words, phrases);
+}
+
+// The longest word the check below reads at a known offset; a longer one is looked for the slow way.
+const KNOWN_MATCH_CHARS = 64;
+
+/**
+ * Whether a query word starts at `at`: a known offset comes from the index, and the text may be of a newer version
+ * of the note (read after the index was brought up to date), so it is checked before it is trusted.
+ */
+function startsWithQueryWord(text: string, at: number, words: ReadonlySet<string>): boolean {
+  if (at < 0 || at >= text.length) return false;
+  let found = false;
+  let first = true;
+  forEachWord(text.slice(at, at + KNOWN_MATCH_CHARS), (word, start) => {
+    if (first) found = start === 0 && words.has(word);
+    first = false;
+  });
+  return found;
+}
+
 /**
  * The snippet of `text` for a query; empty when the body does not match (the title or path did). `text` may be a
- * window of the body; `more` says whether the body goes on before or after it (for the ellipses).
+ * window of the body; `more` says whether the body goes on before or after it (for the ellipses). `matchAt`, when
+ * the caller knows it (the index keeps each word's first offset in the body), is where the first match starts in
+ * `text`: the text is then not read word by word to find it, only the passage to mark its matches.
  */
 export function snippetOf(
   text: string,
   words: ReadonlySet<string>,
   phrases: readonly string[][],
   more: { before: boolean; after: boolean } = { before: false, after: false },
+  matchAt?: number,
 ): Snippet {
-  const located: Located[] = [];
-  forEachWord(text, (word, start, end) => located.push({ word, start, end }));
-  const at = firstMatch(located, words, phrases);
+  const at = matchAt !== undefined && startsWithQueryWord(text, matchAt, words) ? matchAt : locateFirstMatch(text, words, phrases);
   if (at === undefined) return { snippet: '', highlights: [] };
   let start = Math.max(0, at - LEAD_CHARS);
   let end = Math.min(text.length, start + SNIPPET_CHARS);
