@@ -30,8 +30,9 @@ interface Block {
  * Builds a vault's index from scratch, straight into the compact form a stored index has (IndexState): every note's
  * postings are appended to a few large blocks, then sorted by word once into arrays of exact size. Building word
  * lists that double as they grow instead (VaultSearchIndex.upsert) leaves the garbage of hundreds of thousands of
- * small buffers, which the C library keeps rather than returning: a 20,000-note gateway held 444 MB after building
- * its index that way, against 254 MB with the same index loaded (docs/operations.md, "Memory").
+ * small buffers: a 20,000-note gateway held 444 MB after building its index that way (with pages of 2,000 notes,
+ * whose texts lingered in the old generation too), 285-296 MB now, against 254-265 MB with the same index loaded
+ * (docs/operations.md, "Memory").
  */
 export class IndexBuilder {
   private readonly docs: IndexStateDoc[] = [];
