@@ -24,6 +24,7 @@ import {
   openInstallation,
   prepareAccounts,
   forEachLogEntry,
+  isLoud,
   startServer,
   type Bootstrapped,
   type EngineName,
@@ -192,7 +193,7 @@ async function runEngine(
   const loud: Array<Record<string, unknown>> = [];
   let requestLogLines = 0;
   await forEachLogEntry(logFile, (e) => {
-    if (typeof e.level === 'number' && e.level >= 40) loud.push(e);
+    if (isLoud(e)) loud.push(e);
     if (e.msg !== 'request' || typeof e.time !== 'number' || typeof e.ms !== 'number') return;
     requestLogLines++;
     const time = e.time;

@@ -157,19 +157,24 @@ export async function forEachLogEntry(logFile: string, visit: (entry: Record<str
   }
 }
 
+/** Whether a log entry is at warn or above (pino's level 40): a benchmark whose server wrote one fails. */
+export function isLoud(entry: Record<string, unknown>): boolean {
+  return typeof entry.level === 'number' && entry.level >= 40;
+}
+
 /** The lines at warn or above of server log files, read as streams. */
 export async function loudLogEntries(logFiles: readonly string[]): Promise<Array<Record<string, unknown>>> {
   const loud: Array<Record<string, unknown>> = [];
   for (const file of logFiles) {
     await forEachLogEntry(file, (e) => {
-      if (typeof e.level === 'number' && e.level >= 40) loud.push(e);
+      if (isLoud(e)) loud.push(e);
     });
   }
   return loud;
 }
 
 /** Parsed JSON log lines of a server log file (pino), for logs of a modest size; other lines are skipped. */
-export async function readLogEntries(logFile: string): Promise<Array<Record<string, unknown>>> {
+async function readLogEntries(logFile: string): Promise<Array<Record<string, unknown>>> {
   const entries: Array<Record<string, unknown>> = [];
   await forEachLogEntry(logFile, (entry) => entries.push(entry));
   return entries;
