@@ -172,6 +172,47 @@ describe('applying transactions under idempotency keys and concurrency', () => {
       expect(events.some((e) => losers.includes(e.idempotencyKey!))).toBe(false);
     });
 
+    it('twenty applies to one vault at once: each commits whole under its own key, a stale one writes nothing', async () => {
+      const { api, mappingId } = await vault('many-writers');
+      const { 'many/seed.md': seed } = await seedNotes(api, mappingId, { 'many/seed.md': 'seed\n' });
+      const before = await snapshotOf(gateway);
+      const writers = Array.from({ length: 20 }, (_, i) => ({
+        key: newKey(),
+        actions:
+          i === 7
+            ? ([
+                { type: 'write-note', path: 'many/never.md', content: 'never\n' },
+                { type: 'write-note', path: 'many/seed.md', content: 'late\n', expectedHash: hashOf('not the seed\n') },
+              ] as Action[])
+            : ([
+                { type: 'write-note', path: `many/${i}-a.md`, content: `# ${i}\n\nSee [[${i}-b]].\n` },
+                { type: 'write-note', path: `many/${i}-b.md`, content: `# ${i} b\n` },
+              ] as Action[]),
+      }));
+      const responses = await Promise.all(writers.map((w) => apply(api, mappingId, w.actions, w.key)));
+      expect(responses.map((r) => r.status)).toEqual(writers.map((_, i) => (i === 7 ? 412 : 200)));
+      expectProblem(responses[7]!, 412, 'stale_revision');
+      expect(await contentOf(api, mappingId, 'many/seed.md')).toBe('seed\n');
+      expect(hashOf(await contentOf(api, mappingId, 'many/seed.md'))).toBe(seed);
+      expect((await api.get(notePathUrl('many/never.md'), { query: { mappingId } })).status).toBe(404);
+      const events = await allEvents(api, mappingId);
+      for (const [i, w] of writers.entries()) {
+        const mine = events.filter((e) => e.idempotencyKey === w.key);
+        expect(mine.map((e) => e.path)).toEqual(i === 7 ? [] : [`many/${i}-a.md`, `many/${i}-b.md`]);
+        if (i !== 7) expect(responses[i]!.body.actions.map((a) => a.status)).toEqual(['create', 'create']);
+      }
+      // Each retry replays its own answer, and changes nothing.
+      const after = await snapshotOf(gateway);
+      expect(after).not.toBe(before);
+      const retries = await Promise.all(writers.map((w) => apply(api, mappingId, w.actions, w.key)));
+      expect(retries.map((r) => r.headers.get('idempotent-replayed'))).toEqual(writers.map(() => 'true'));
+      for (const [i, retry] of retries.entries()) {
+        if (i === 7) expect(expectProblem(retry, 412, 'stale_revision')).toMatchObject(withoutRequestId(expectProblem(responses[7]!, 412, 'stale_revision')));
+        else expect(retry.text).toBe(responses[i]!.text);
+      }
+      expect(await snapshotOf(gateway)).toBe(after);
+    });
+
     it('five clients creating one new path at once: one creates it, the others must send its hash (428)', async () => {
       const { api, mappingId } = await vault('create-race');
       const path = 'race/new.md';

@@ -75,7 +75,7 @@ export const TRANSACTION_ACTIONS = 10;
 const SEED_FOLDER = 'Bench';
 
 /** The contents of the first `count` synthetic notes (bench/vault-generator.ts, seed 42): about 2 KB each. */
-function syntheticContents(count: number): string[] {
+export function syntheticContents(count: number): string[] {
   return [...generateSyntheticVault({ notes: count, seed: 42 })].map((note) => note.content);
 }
 

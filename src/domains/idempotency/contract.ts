@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Sql } from '../../db/port.ts';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
+import type { KgateError } from '../../kernel/errors.ts';
 
 /** How long a completed key is kept for replay; the spec asks for at least 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -47,3 +48,42 @@ export interface IdempotentCommit {
 
 /** What running work under a key produced: the work's fresh value, or the stored outcome of an earlier identical request. */
 export type IdempotentOutcome<T> = { replayed: false; value: T } | { replayed: true; outcome: StoredOutcome };
+
+/** How one member of a shared commit ended: its result, or the error that refused it (having changed nothing). */
+export type Settled<R> = { ok: true; value: R } | { ok: false; error: KgateError };
+
+/** One member of a group, as its runner sees it: what the work is about, and the key its outcome is stored under. */
+export interface SharedMember<P> {
+  readonly payload: P;
+  readonly key: string;
+}
+
+/** Runs a whole group in one open transaction (see SharedWork.runGroup). */
+export type GroupRunner<P, R> = (sql: Sql, members: ReadonlyArray<SharedMember<P>>) => Promise<Array<Settled<R>>>;
+
+/**
+ * Applied work that may share one database transaction, and so one commit, with concurrent work of the same lane:
+ * group commit (docs/architecture.md, "Applies share commits"). Each member keeps its own key, outcome, answer and
+ * provenance; what they share is the transaction, its locks and its multi-row statements.
+ */
+export interface SharedWork<P, R, T> {
+  /**
+   * Work shares a transaction only with work of the same lane and the same runner, e.g. the applies to one vault
+   * mapping. Lanes run one group at a time, in arrival order.
+   */
+  readonly lane: string;
+  /**
+   * What the work touches (e.g. note path keys). Work never shares a group with earlier waiting work that names one
+   * of its keys: it waits for a later group, so that work on one key keeps its order.
+   */
+  readonly keys: readonly string[];
+  readonly payload: P;
+  /**
+   * Runs a group in `sql`, one settled outcome per member in order. It must write nothing for a member it refuses,
+   * and throws only when the group failed as a whole: every member then runs again alone. A stable function (not
+   * made per call), since members share a group only when their runners are the same function.
+   */
+  readonly runGroup: GroupRunner<P, R>;
+  /** This member's answer from its result: the value stored under its key and returned. */
+  present(result: R): T;
+}

@@ -1,5 +1,4 @@
 import type { Database } from '../../db/port.ts';
-import type { ErrorCode } from '../../kernel/error-codes.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -8,9 +7,12 @@ import {
   type IdempotencyClaim,
   type IdempotentCommit,
   type IdempotentOutcome,
+  type SharedWork,
   type StoredOutcome,
 } from './contract.ts';
 import { requestFingerprint } from './fingerprint.ts';
+import { isRetryable, storedError } from './outcomes.ts';
+import { createSharedCommits } from './shared-commits.ts';
 import * as store from './store.ts';
 
 /** What identifies one request for idempotency: who sends it, its key, the operation and its validated input. */
@@ -36,13 +38,17 @@ export interface IdempotencyService {
    * finished request gets its stored outcome and runs nothing.
    */
   run<T>(request: IdempotentRequest, work: (commit: IdempotentCommit) => Promise<T>): Promise<IdempotentOutcome<T>>;
+  /**
+   * `run` for work that may share its transaction with concurrent work of its lane (group commit, see SharedWork):
+   * the work waits for its group, whose transaction claims the key, runs the work and stores its outcome. A key held
+   * or finished by another request goes the way of `run` (in flight, reused, replay). Outcomes are stored and
+   * answered exactly as `run` would.
+   */
+  runShared<P, R, T>(request: IdempotentRequest, work: SharedWork<P, R, T>): Promise<IdempotentOutcome<T>>;
   /** Claims a key (lower level than `run`, for tests of the claim rules). */
   begin(claim: IdempotencyClaim): Promise<BeginResult>;
   purgeExpired(): Promise<number>;
 }
-
-// Failures worth retrying with the same key: the claim is released instead of stored.
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'monthly_limit_reached', 'unavailable', 'internal', 'idempotency_key_in_flight']);
 
 /** The claim of a request: keys are scoped to the account, so two accounts never share one. */
 export function claimOf(request: IdempotentRequest): IdempotencyClaim {
@@ -52,10 +58,6 @@ export function claimOf(request: IdempotentRequest): IdempotencyClaim {
     operation: request.operation,
     fingerprint: requestFingerprint(request.operation, request.input),
   };
-}
-
-function storedError(error: KgateError): StoredOutcome {
-  return { kind: 'error', code: error.code, message: error.message, ...(error.details ? { details: { ...error.details } } : {}) };
 }
 
 /** Builds the idempotency service. */
@@ -81,28 +83,33 @@ export function createIdempotencyService(db: Database): IdempotencyService {
     throw inFlight();
   }
 
+  const runAlone = async <T>(claim: IdempotencyClaim, work: (commit: IdempotentCommit) => Promise<T>): Promise<T> => {
+    try {
+      return await db.transaction(async (sql) => {
+        const result = await work({ sql, key: claim.key });
+        await store.completeKey(sql, claim.scope, claim.key, { kind: 'result', value: result });
+        return result;
+      });
+    } catch (error) {
+      if (error instanceof KgateError && !isRetryable(error)) {
+        await store.completeKey(db, claim.scope, claim.key, storedError(error));
+      } else {
+        await store.releaseKey(db, claim.scope, claim.key);
+      }
+      throw error;
+    }
+  };
+  const shared = createSharedCommits(db, { begin, runAlone });
+
   return {
     begin,
     async run(request, work) {
       const claim = claimOf(request);
       const begun = await begin(claim);
       if (begun.kind === 'replay') return { replayed: true, outcome: begun.outcome };
-      try {
-        const value = await db.transaction(async (sql) => {
-          const result = await work({ sql, key: claim.key });
-          await store.completeKey(sql, claim.scope, claim.key, { kind: 'result', value: result });
-          return result;
-        });
-        return { replayed: false, value };
-      } catch (error) {
-        if (error instanceof KgateError && !RETRYABLE.has(error.code)) {
-          await store.completeKey(db, claim.scope, claim.key, storedError(error));
-        } else {
-          await store.releaseKey(db, claim.scope, claim.key);
-        }
-        throw error;
-      }
+      return { replayed: false, value: await runAlone(claim, work) };
     },
+    runShared: (request, work) => shared.submit(claimOf(request), work),
     purgeExpired: () => store.purgeExpired(db),
   };
 }

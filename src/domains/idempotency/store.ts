@@ -31,6 +31,31 @@ export async function claimKey(sql: Sql, claim: IdempotencyClaim, leaseMs: numbe
   return rows.length === 1;
 }
 
+/**
+ * Claims several keys in one statement, as `claimKey` claims one, in the order given (callers sort them, so that two
+ * such statements never wait for each other in a circle); returns the claimed ones as `scope` NUL `key`. No key may
+ * appear twice.
+ */
+export async function claimKeys(sql: Sql, claims: readonly IdempotencyClaim[], leaseMs: number, retentionMs: number): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const rows = await sql.query<{ scope: string; key: string }>(
+    `INSERT INTO idempotency_keys (scope, key, operation, fingerprint, state, locked_until, expires_at)
+     SELECT scope, key, operation, fingerprint, 'in_flight', now() + make_interval(secs => $5::double precision / 1000),
+            now() + make_interval(secs => $6::double precision / 1000)
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS c(scope, key, operation, fingerprint, ord)
+      ORDER BY ord
+     ON CONFLICT (scope, key) DO UPDATE SET
+       operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint, state = 'in_flight', outcome = NULL,
+       locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = now()
+     WHERE idempotency_keys.expires_at <= now()
+        OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.locked_until <= now()
+            AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+     RETURNING scope, key`,
+    [claims.map((c) => c.scope), claims.map((c) => c.key), claims.map((c) => c.operation), claims.map((c) => c.fingerprint), leaseMs, retentionMs],
+  );
+  return new Set(rows.map((row) => `${row.scope}\u0000${row.key}`));
+}
+
 /** Reads the row of a key that someone else holds. */
 export async function findKey(sql: Sql, scope: string, key: string): Promise<KeyRow | undefined> {
   const rows = await sql.query<KeyRow>(
@@ -49,9 +74,30 @@ export async function completeKey(sql: Sql, scope: string, key: string, outcome:
   );
 }
 
+/** Stores the outcomes of several claimed keys in one statement (the members of a shared commit). */
+export async function completeKeys(sql: Sql, entries: ReadonlyArray<{ scope: string; key: string; outcome: StoredOutcome }>): Promise<void> {
+  if (entries.length === 0) return;
+  await sql.query(
+    `UPDATE idempotency_keys k SET state = 'completed', outcome = c.outcome
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS c(scope, key, outcome)
+      WHERE k.scope = c.scope AND k.key = c.key`,
+    [entries.map((e) => e.scope), entries.map((e) => e.key), entries.map((e) => JSON.stringify(e.outcome))],
+  );
+}
+
 /** Drops a claimed key so that a retry runs again (after a failure that changed nothing and is worth retrying). */
 export async function releaseKey(sql: Sql, scope: string, key: string): Promise<void> {
   await sql.query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND state = 'in_flight'", [scope, key]);
+}
+
+/** Drops several claimed keys in one statement (see releaseKey). */
+export async function releaseKeys(sql: Sql, entries: ReadonlyArray<{ scope: string; key: string }>): Promise<void> {
+  if (entries.length === 0) return;
+  await sql.query(
+    `DELETE FROM idempotency_keys k USING unnest($1::text[], $2::text[]) AS r(scope, key)
+      WHERE k.scope = r.scope AND k.key = r.key AND k.state = 'in_flight'`,
+    [entries.map((e) => e.scope), entries.map((e) => e.key)],
+  );
 }
 
 /** Deletes expired keys; returns how many. */

@@ -1,7 +1,8 @@
 import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
-import { runTransaction, type NoteWriteDeps, type TransactionInput } from './transactions.ts';
+import { runTransaction, type TransactionInput } from './transactions.ts';
+import type { NoteWriteDeps } from './write-deps.ts';
 
 /** Input of `createOrAppend`: one note and the text to add. */
 export type CreateOrAppendInput = Omit<TransactionInput, 'actions'> & {

@@ -5,9 +5,13 @@ import { noteTitle } from './title.ts';
 import type { TrashEntry } from './trash-store.ts';
 import type { ActionResult, MoveNoteAction, NoteAction } from './transaction-contract.ts';
 
-/** An action whose paths are already canonical (NFC), with their uniqueness keys. */
+/**
+ * An action whose paths are already canonical (NFC), with their uniqueness keys. A write may carry its row made
+ * ahead (hash, title and Markdown model), so that an apply does that work before it takes the vault's lock.
+ */
 export type CanonicalAction =
-  | (Exclude<NoteAction, MoveNoteAction> & { pathKey: string })
+  | (Extract<NoteAction, { type: 'write-note' }> & { pathKey: string; prepared?: NoteWrite })
+  | (Exclude<NoteAction, MoveNoteAction | { type: 'write-note' }> & { pathKey: string })
   | (MoveNoteAction & { pathKey: string; newPathKey: string });
 
 /** A stored link (a row of note_links) that may have to follow a move, with the id and path of its note. */

@@ -36,7 +36,7 @@ function planOne(action: CanonicalAction, index: number, state: PlanState, mode:
   if (action.type === 'write-note') {
     const current = state.notes.get(action.pathKey);
     const problem = checkHash(mode, current, action.expectedHash);
-    const write = writeOf(action.path, action.pathKey, action.content);
+    const write = action.prepared ?? writeOf(action.path, action.pathKey, action.content);
     const beforeRevision = current?.contentHash ?? null;
     if (problem) {
       return { result: { ...base, status: 'conflict', beforeRevision, afterRevision: write.contentHash, problem }, problem };

@@ -12,11 +12,16 @@ import { createNoteReads, type NoteReads } from './reads.ts';
 import { reindexStaleNotes } from './reindex.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
-import { runTransaction, type TransactionInput } from './transactions.ts';
+import { prepareTransaction, runTransaction, sharingOf, type TransactionInput } from './transactions.ts';
+import { applyTransactions, type PreparedTransaction } from './apply-group.ts';
+import type { GroupRunner, SharedWork } from '../idempotency/index.ts';
 import { createOrAppend, type CreateOrAppendInput } from './append.ts';
 import { noteTitle } from './title.ts';
 import { deriveNoteIndex } from './note-index.ts';
 import { SHORT_SLICE_MS, Slices } from '../../kernel/slices.ts';
+
+/** An applied transaction ready to share a commit (see NotesService.shareTransaction); its caller adds `present`. */
+export type SharedTransaction = Omit<SharedWork<PreparedTransaction, TransactionResult, never>, 'present'>;
 
 /** Most files one `importNotes` call takes; importers send batches of this size. */
 export const MAX_IMPORT_BATCH = 500;
@@ -25,6 +30,14 @@ export const MAX_IMPORT_BATCH = 500;
 export interface NotesService extends NoteReads {
   /** Previews or applies a transaction of note actions (see transactions.ts). */
   runTransaction(input: TransactionInput): Promise<TransactionResult>;
+  /**
+   * An applied transaction as work that may share its commit with concurrent applies to the same mapping (group
+   * commit, docs/architecture.md): made ready now, on the caller's turn (canonical paths, hashes, Markdown models),
+   * and applied in a group by its runner, with the same checks, outcome and provenance as `runTransaction`.
+   * Undefined when it must run alone through `runTransaction`: a move that rewrites links, or actions that
+   * canonicalizing refuses (whose error `runTransaction` then answers, under the caller's key like any refusal).
+   */
+  shareTransaction(input: Omit<TransactionInput, 'dryRun' | 'commit'>): SharedTransaction | undefined;
   /** Creates a note, or appends to it on a new line (see append.ts). */
   createOrAppend(input: CreateOrAppendInput): Promise<TransactionResult>;
   /**
@@ -193,10 +206,24 @@ export function createNotesService(db: Database, vaults: VaultsService, options:
     });
   };
 
+  // One function for the service's life: transactions share a group only when their runners are the same.
+  const runGroup: GroupRunner<PreparedTransaction, TransactionResult> = (sql, members) => applyTransactions(deps, sql, members);
+
   return {
     ...createNoteReads(db, vaults, options.bodies ?? createNoteBodyCache()),
     ...createFrontmatterScan(db, vaults),
     runTransaction: (input) => runTransaction(deps, input),
+    shareTransaction(input) {
+      let payload: PreparedTransaction;
+      try {
+        payload = prepareTransaction(input);
+      } catch (error) {
+        if (error instanceof KgateError) return undefined;
+        throw error;
+      }
+      const sharing = sharingOf(payload);
+      return sharing && { ...sharing, payload, runGroup };
+    },
     createOrAppend: (input) => createOrAppend(deps, input),
     importNotes: async (actor, mappingId, files, options = {}) => importPrepared(actor, mappingId, await prepareImport(files), options),
     prepareImport,

@@ -201,21 +201,6 @@ export async function findNotesByIds(sql: Sql, vaultId: string, ids: readonly st
   );
 }
 
-/**
- * Moves notes to new paths in place: the row keeps its id, creation time and stored links (its content is the
- * same); the title follows the file name. The new path keys must be free, or be the note's own (a case-only rename).
- */
-export async function moveNotes(sql: Sql, vaultId: string, moves: ReadonlyArray<{ id: string; path: string; pathKey: string; title: string }>): Promise<void> {
-  if (moves.length === 0) return;
-  const version = await bumpContentVersion(sql, vaultId);
-  await sql.query(
-    `UPDATE notes n SET path = m.path, path_key = m.path_key, title = m.title, updated_at = now(), content_version = $2
-       FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[]) AS m(id, path, path_key, title)
-      WHERE n.vault_id = $1 AND n.id = m.id`,
-    [vaultId, version, moves.map((m) => m.id), moves.map((m) => m.path), moves.map((m) => m.pathKey), moves.map((m) => m.title)],
-  );
-}
-
 /** One note by path key. */
 export async function findNote(sql: Sql, vaultId: string, pathKey: string): Promise<Note | undefined> {
   const rows = await sql.query<NoteRow>(
@@ -241,11 +226,4 @@ export async function listSummaries(
     [vaultId, afterPath, limit],
   );
   return rows.map((r) => ({ path: r.path, title: r.title, revision: r.content_hash, size: r.size, updatedAt: r.updated_at }));
-}
-
-/** Removes notes by id (their links go with them). */
-export async function deleteNotes(sql: Sql, vaultId: string, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await bumpContentVersion(sql, vaultId);
-  await sql.query('DELETE FROM notes WHERE vault_id = $1 AND id = ANY($2::uuid[])', [vaultId, ids]);
 }

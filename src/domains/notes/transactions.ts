@@ -1,31 +1,18 @@
-import type { Database, Sql } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import type { IdempotentCommit } from '../idempotency/index.ts';
-import { appendEvents, type EventKind, type NewProvenanceEvent } from '../provenance/index.ts';
-import type { HostedMapping, NoteChangeCapability, VaultsService } from '../vaults/index.ts';
+import type { NoteChangeCapability } from '../vaults/index.ts';
+import type { NoteWriteDeps } from './write-deps.ts';
+import { applyTransactions, type PreparedTransaction } from './apply-group.ts';
 import { MAX_NOTE_BYTES } from './contract.ts';
-import * as linkStore from './link-store.ts';
-import { notesToRewrite, planTransaction, type CanonicalAction, type PlanMode, type PlannedAction, type PlanState } from './plan-transaction.ts';
+import { deriveNoteIndex } from './note-index.ts';
+import { writeOf } from './plan-model.ts';
+import { keysOf, loadState, rewritesLinks } from './plan-state.ts';
+import { planTransaction, type CanonicalAction } from './plan-transaction.ts';
 import { assertMayChangeNotes } from './policy.ts';
-import * as store from './store.ts';
-import * as trash from './trash-store.ts';
-import {
-  MAX_LINK_REWRITE_CANDIDATES,
-  MAX_LINK_REWRITE_NOTES,
-  MAX_TRANSACTION_ACTIONS,
-  type NoteAction,
-  type TransactionResult,
-} from './transaction-contract.ts';
+import { MAX_TRANSACTION_ACTIONS, type NoteAction, type TransactionResult } from './transaction-contract.ts';
 
-/** What note writers need besides their input. */
-export interface NoteWriteDeps {
-  db: Database;
-  vaults: VaultsService;
-  /** Called once a change of the vault's notes committed, before it is answered: caches forget the vault. */
-  onContentChanged: (vaultId: string) => void;
-}
 
 /** Input of a note transaction (single-note writes and deletes are transactions of one action). */
 export interface TransactionInput {
@@ -94,130 +81,47 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
 }
 
 /**
- * Reads what planning needs. With a move that rewrites links, also every note path and the stored links naming the
- * moved files' names; a first planning pass finds the notes whose links change, whose content is then read.
+ * Makes an applied transaction ready outside any database transaction (see PreparedTransaction): canonical actions,
+ * and each written note's row with its Markdown model. Throws what canonicalizing refuses.
  */
-async function loadState(sql: Sql, vaultId: string, actions: readonly CanonicalAction[], mode: PlanMode): Promise<PlanState> {
-  const trashIds = actions.flatMap((a) => (a.type === 'restore-note' ? [a.trashId] : []));
-  const keys = actions.flatMap((a) => (a.type === 'move-note' ? [a.pathKey, a.newPathKey] : [a.pathKey]));
-  const [notes, entries] = await Promise.all([store.findNotesByKeys(sql, vaultId, keys), trash.findTrash(sql, vaultId, trashIds)]);
-  const state: PlanState = { notes, trash: entries };
-  const moves = actions.flatMap((a) => (a.type === 'move-note' && a.rewriteLinks ? [a] : []));
-  if (moves.length === 0) return state;
-  const nameKeys = linkStore.nameKeysOfMoves(moves.map((m) => [notes.get(m.pathKey)?.path ?? m.path, m.newPath]));
-  const [paths, candidates] = await Promise.all([
-    linkStore.listNotePaths(sql, vaultId),
-    linkStore.findLinksNaming(sql, vaultId, nameKeys, MAX_LINK_REWRITE_CANDIDATES + 1),
-  ]);
-  const links = { paths, candidates: candidates.slice(0, MAX_LINK_REWRITE_CANDIDATES), candidatesTruncated: candidates.length > MAX_LINK_REWRITE_CANDIDATES };
-  const needed = notesToRewrite(actions, { ...state, links }, mode);
-  // The first pass stops adding notes past MAX_LINK_REWRITE_NOTES (the plan refuses then), so this read is bounded.
-  const loaded = needed.size > 0 && needed.size <= MAX_LINK_REWRITE_NOTES ? await store.findNotesByIds(sql, vaultId, [...needed]) : new Map();
-  return { ...state, links: { ...links, loaded } };
-}
-
-function eventKind(effect: NonNullable<PlannedAction['effect']>): EventKind {
-  switch (effect.kind) {
-    case 'delete':
-      return 'note.deleted';
-    case 'restore':
-      return 'note.restored';
-    case 'move':
-      return 'note.moved';
-    case 'rewrite':
-      return 'note.updated';
-    case 'write':
-      return effect.before ? 'note.updated' : 'note.created';
-  }
-}
-
-function eventDetails(effect: NonNullable<PlannedAction['effect']>): Record<string, unknown> {
-  if (effect.kind === 'move') return { previousPath: effect.note.path };
-  if (effect.kind === 'rewrite') return { via: 'link-rewrite' };
-  return effect.kind === 'write' && effect.before && effect.before.path !== effect.write.path ? { previousPath: effect.before.path } : {};
-}
-
-function eventsOf(planned: readonly PlannedAction[], mapping: HostedMapping, input: TransactionInput): NewProvenanceEvent[] {
-  return planned.flatMap(({ effect, result }) => {
-    if (!effect) return [];
-    return [
-      {
-        mappingId: mapping.id,
-        vaultId: mapping.vaultId,
-        accountId: input.actor.accountId,
-        credentialKind: input.actor.credentialKind,
-        credentialId: input.actor.credentialId,
-        client: input.actor.client,
-        kind: eventKind(effect),
-        path: effect.kind === 'move' ? effect.write.path : result.path,
-        beforeRevision: result.beforeRevision,
-        afterRevision: result.afterRevision,
-        idempotencyKey: input.commit?.key,
-        trashId: result.trashId,
-        details: eventDetails(effect),
-      },
-    ];
+export function prepareTransaction(input: Omit<TransactionInput, 'dryRun' | 'commit'>): PreparedTransaction {
+  const actions = canonicalize(input.actions).map((action) => {
+    if (action.type !== 'write-note') return action;
+    const write = writeOf(action.path, action.pathKey, action.content);
+    return { ...action, prepared: { ...write, derived: deriveNoteIndex(action.content) } };
   });
+  return { actor: input.actor, mappingId: input.mappingId, capability: input.capability, actions };
 }
 
-async function execute(tx: Sql, mapping: HostedMapping, planned: readonly PlannedAction[], accountId: string): Promise<void> {
-  const effects = planned.flatMap((p) => (p.effect ? [p.effect] : []));
-  const deletes = effects.flatMap((e) => (e.kind === 'delete' ? [e] : []));
-  const moves = effects.flatMap((e) => (e.kind === 'move' ? [e] : []));
-  // The trash copy is written before the live note is removed (spec 3.1), in the same transaction.
-  await trash.insertTrash(
-    tx,
-    mapping.vaultId,
-    deletes.map((d) => ({ id: d.trashId, originalPath: d.note.path, content: d.note.content, contentHash: d.note.contentHash, size: d.note.size, title: d.note.title })),
-    accountId,
-  );
-  await store.deleteNotes(tx, mapping.vaultId, deletes.map((d) => d.note.id));
-  // A move keeps the note's row (id, creation time, links); a move whose links were rewritten is then written.
-  await store.moveNotes(tx, mapping.vaultId, moves.map((m) => ({ id: m.note.id, ...m.write })));
-  await store.upsertNotes(
-    tx,
-    mapping.vaultId,
-    effects.flatMap((e) =>
-      e.kind === 'write' || e.kind === 'restore' || e.kind === 'rewrite' || (e.kind === 'move' && e.write.contentHash !== e.note.contentHash) ? [e.write] : [],
-    ),
-  );
-  await trash.markRestored(tx, effects.flatMap((e) => (e.kind === 'restore' ? [e.entry.id] : [])));
-}
-
-function failure(planned: readonly PlannedAction[]): KgateError | undefined {
-  const problems = planned.flatMap((p) => (p.problem ? [{ index: p.result.index, path: p.result.path, ...p.problem }] : []));
-  const first = problems[0];
-  if (!first) return undefined;
-  return new KgateError(first.code, `Action ${first.index} (${first.path}): ${first.detail}`, { problems });
+/**
+ * The lane a prepared transaction may share a commit in (its mapping), and the keys it touches; undefined when it
+ * must run alone (a move that rewrites links reads other notes' links, which another member could change).
+ */
+export function sharingOf(prepared: PreparedTransaction): { lane: string; keys: string[] } | undefined {
+  if (rewritesLinks(prepared.actions)) return undefined;
+  return { lane: `notes:${prepared.mappingId}`, keys: keysOf(prepared.actions) };
 }
 
 /**
  * Previews or applies a note transaction. A preview reads without locking and reports, per action, what would
  * happen (with a unified diff) and what would fail, then one entry per other note a move's link rewrite changes.
- * Applying runs in the caller's idempotent commit: it locks the vault, re-plans against the current state (so the
- * rewritten notes are those of the current vault), refuses the whole transaction if any action has a problem (stale
- * hash, missing precondition, missing note, a rewrite it may not make), writes trash copies before removing notes
- * and records one provenance event per change, all in that one database transaction.
+ * Applying runs in the caller's idempotent commit, as a group of one (apply-group.ts): it locks the vault, re-plans
+ * against the current state (so the rewritten notes are those of the current vault), refuses the whole transaction
+ * if any action has a problem (stale hash, missing precondition, missing note, a rewrite it may not make), writes
+ * trash copies with the removals and records one provenance event per change, all in that one database transaction.
  */
 export async function runTransaction(deps: NoteWriteDeps, input: TransactionInput): Promise<TransactionResult> {
-  const actions = canonicalize(input.actions);
   if (input.dryRun) {
+    const actions = canonicalize(input.actions);
     const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write');
     assertMayChangeNotes(mapping, actions, input.capability);
     const state = await loadState(deps.db, mapping.vaultId, actions, 'preview');
     const planned = planTransaction(actions, state, 'preview', { withDiff: !mapping.deviceEncrypted });
     return { mappingId: mapping.id, dryRun: true, applied: false, actions: planned.map((p) => p.result) };
   }
+  const prepared = prepareTransaction(input);
   if (!input.commit) throw new KgateError('idempotency_key_required', 'Applying a change needs an idempotency key.');
-  const tx = input.commit.sql;
-  const mapping = await deps.vaults.resolveHostedMapping(input.actor.accountId, input.mappingId, 'write', tx);
-  assertMayChangeNotes(mapping, actions, input.capability);
-  await store.lockVault(tx, mapping.vaultId);
-  const planned = planTransaction(actions, await loadState(tx, mapping.vaultId, actions, 'apply'), 'apply', { withDiff: false });
-  const refused = failure(planned);
-  if (refused) throw refused;
-  await execute(tx, mapping, planned, input.actor.accountId);
-  tx.afterCommit(() => deps.onContentChanged(mapping.vaultId));
-  await appendEvents(tx, eventsOf(planned, mapping, input));
-  return { mappingId: mapping.id, dryRun: false, applied: true, actions: planned.map((p) => p.result) };
+  const [settled] = await applyTransactions(deps, input.commit.sql, [{ payload: prepared, key: input.commit.key }]);
+  if (!settled!.ok) throw settled!.error;
+  return settled!.value;
 }

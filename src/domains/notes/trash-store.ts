@@ -16,20 +16,22 @@ export interface TrashEntry {
 /** What trash listings show: never the content. */
 export type TrashSummary = Omit<TrashEntry, 'content' | 'title' | 'restoredAt'>;
 
-/** Writes trash entries (called before the live notes are removed, in the same transaction). */
+/**
+ * Writes trash entries, each with the account that deleted it (called before the live notes are removed, in the same
+ * transaction).
+ */
 export async function insertTrash(
   sql: Sql,
   vaultId: string,
-  entries: readonly { id: string; originalPath: string; content: string; contentHash: string; size: number; title: string }[],
-  deletedBy: string,
+  entries: readonly { id: string; originalPath: string; content: string; contentHash: string; size: number; title: string; deletedBy: string }[],
 ): Promise<void> {
   if (entries.length === 0) return;
   await sql.query(
     // Millisecond precision: list cursors carry deletedAt as an ISO string, which cannot hold microseconds.
     `INSERT INTO trash_entries (id, vault_id, original_path, content, content_hash, size, title, deleted_by, deleted_at)
-     SELECT id, $1, original_path, content, content_hash, size, title, $8, date_trunc('milliseconds', now())
-       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[])
-            AS t(id, original_path, content, content_hash, size, title)`,
+     SELECT id, $1, original_path, content, content_hash, size, title, deleted_by, date_trunc('milliseconds', now())
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::uuid[])
+            AS t(id, original_path, content, content_hash, size, title, deleted_by)`,
     [
       vaultId,
       entries.map((e) => e.id),
@@ -38,7 +40,7 @@ export async function insertTrash(
       entries.map((e) => e.contentHash),
       entries.map((e) => e.size),
       entries.map((e) => e.title),
-      deletedBy,
+      entries.map((e) => e.deletedBy),
     ],
   );
 }

@@ -14,7 +14,7 @@ import { validateInput, validateKey, type ReceivedKey } from './validate.ts';
 /** What the pipeline runs on. */
 export interface PipelineDependencies extends Authenticators {
   usage: Pick<UsageService, 'reserve'>;
-  idempotency: Pick<IdempotencyService, 'run'>;
+  idempotency: Pick<IdempotencyService, 'run' | 'runShared'>;
   services: OperationServices;
   /** Counts refusals before execution for the operator, by surface and code. */
   metrics?: Pick<Metrics, 'countRefusal'> | undefined;
@@ -53,19 +53,34 @@ export interface Pipeline {
 /** Marks an error that replays a stored outcome, so the surface can say so (for example Idempotent-Replayed). */
 class ReplayedError extends KgateError {}
 
-/** Claims the key when the call applies a change, runs the operation, stores its outcome: steps 6 to 8. */
+/** What is left of a call once its turn on the request thread is over: waiting for its outcome. */
+type Pending = () => Promise<IdempotentOutcome<Record<string, unknown>>>;
+
+/**
+ * Claims the key when the call applies a change, runs the operation, stores its outcome: steps 6 to 8. A call that
+ * can share its commit (Operation.share) is only made ready here; what it returns waits for the call's group, so
+ * that the wait holds no heavy turn and the group's members are made ready in their own turns.
+ */
 async function execute(
   deps: PipelineDependencies,
   ctx: OperationContext,
   call: Call,
   input: Record<string, unknown>,
   key: string | undefined,
-): Promise<IdempotentOutcome<Record<string, unknown>>> {
+): Promise<Pending> {
   const { operation } = call;
-  if (!appliesChange(operation, input)) return { replayed: false, value: present(operation, await operation.run(ctx, input)) };
+  if (!appliesChange(operation, input)) {
+    const value = present(operation, await operation.run(ctx, input));
+    return () => Promise.resolve({ replayed: false, value });
+  }
   if (key === undefined) throw new KgateError('idempotency_key_required', call.surface.words.missingKey);
   const request = { accountId: ctx.principal.accountId, key, operation: operation.id, input };
-  return deps.idempotency.run(request, async (commit) => present(operation, await operation.run({ ...ctx, commit }, input)));
+  const shared = operation.share?.(ctx, input);
+  if (shared) {
+    return () => deps.idempotency.runShared(request, { ...shared, present: (result: unknown) => present(operation, result as Record<string, unknown>) });
+  }
+  const outcome = await deps.idempotency.run(request, async (commit) => present(operation, await operation.run({ ...ctx, commit }, input)));
+  return () => Promise.resolve(outcome);
 }
 
 /** A stored outcome as the output it was, or its error thrown again: step 9. */
@@ -118,17 +133,18 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
         if (error instanceof KgateError) return { ok: false, error, admitted: false, replayed: false, reservation };
         throw error;
       }
-      const run = async () => {
+      const run = async (): Promise<Pending> => {
         const input = validateInput(surface, operation, await Promise.resolve(call.readInput()));
         // Only an operation that can apply a change takes a key; a read ignores one (REST) or refuses it as an argument.
         const key = operation.idempotency === 'none' ? undefined : validateKey(surface, call.idempotencyKey);
         const ctx: OperationContext = { principal, services: deps.services, noteChanges: surface.noteChanges };
-        const outcome = await execute(deps, ctx, call, input, key);
-        return { ok: true as const, output: unwrap(operation, outcome), replayed: outcome.replayed, reservation };
+        return execute(deps, ctx, call, input, key);
       };
       try {
         // Heavy calls (validation of many notes, plans, diffs) take turns on the request thread (fair-share.ts).
-        return await (operation.cost === 'heavy' ? heavy.run(run) : run());
+        const pending = await (operation.cost === 'heavy' ? heavy.run(run) : run());
+        const outcome = await pending();
+        return { ok: true as const, output: unwrap(operation, outcome), replayed: outcome.replayed, reservation };
       } catch (error) {
         if (error instanceof KgateError) return { ok: false, error, admitted: true, replayed: error instanceof ReplayedError, reservation };
         throw error;

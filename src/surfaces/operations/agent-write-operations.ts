@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, TransactionResultSchema } from '../../domains/notes/index.ts';
 import { MappingIdSchema, NotePathSchema } from './fields.ts';
-import { AGENT_NOTE_CHANGE_ERRORS, noteTransaction } from './note-transaction.ts';
+import { AGENT_NOTE_CHANGE_ERRORS, asNoteTransaction, noteTransaction } from './note-transaction.ts';
 import { ACCOUNT_CREDENTIALS, defineOperation, type ToolAnnotations } from './operation.ts';
 
 // The governed write tools of spec 4.3: previews that never write, and applies of exactly what a human approved.
@@ -43,6 +43,8 @@ export const previewNoteWrites = defineOperation({
   run: (ctx, input) => noteTransaction(ctx, input.mappingId, true, input.notes.map((n) => ({ type: 'write-note' as const, ...n }))),
 });
 
+const ApplyWritesInput = z.strictObject({ mappingId: MappingIdSchema, notes: notesOf(WriteEntry) });
+
 /** Applies an approved batch of creations or replacements (`apply_note_writes`). */
 export const applyNoteWrites = defineOperation({
   ...AGENT,
@@ -52,10 +54,14 @@ export const applyNoteWrites = defineOperation({
     "Applies the exact notes array a human approved after preview_note_writes, atomically. Needs an idempotencyKey and, for every existing note, its current hash as expectedHash (the preview's beforeRevision). A stale hash is rejected and nothing is written.",
   tags: ['agents'],
   idempotency: 'always',
-  input: z.strictObject({ mappingId: MappingIdSchema, notes: notesOf(WriteEntry) }),
+  input: ApplyWritesInput,
   output: AppliedResult,
   mcp: { name: 'apply_note_writes', title: 'Apply approved note writes', annotations: APPLY_TOOL, idempotencyKey: 'required', marksReplays: true },
-  run: (ctx, input) => noteTransaction(ctx, input.mappingId, false, input.notes.map((n) => ({ type: 'write-note' as const, ...n }))),
+  ...asNoteTransaction((input: z.output<typeof ApplyWritesInput>) => ({
+    mappingId: input.mappingId,
+    dryRun: false,
+    actions: input.notes.map((n) => ({ type: 'write-note' as const, ...n })),
+  })),
 });
 
 /** Dry-runs moving notes to the trash (`preview_note_deletions`). */
@@ -73,6 +79,8 @@ export const previewNoteDeletions = defineOperation({
   run: (ctx, input) => noteTransaction(ctx, input.mappingId, true, input.notes.map((n) => ({ type: 'delete-note' as const, ...n }))),
 });
 
+const ApplyDeletionsInput = z.strictObject({ mappingId: MappingIdSchema, notes: notesOf(DeleteEntry) });
+
 /** Moves an approved batch of notes to the trash (`apply_note_deletions`). */
 export const applyNoteDeletions = defineOperation({
   ...AGENT,
@@ -82,10 +90,14 @@ export const applyNoteDeletions = defineOperation({
     'Moves the exact approved notes to the recoverable trash, atomically. Each entry needs path and its current expectedHash; needs an idempotencyKey.',
   tags: ['agents'],
   idempotency: 'always',
-  input: z.strictObject({ mappingId: MappingIdSchema, notes: notesOf(DeleteEntry) }),
+  input: ApplyDeletionsInput,
   output: AppliedResult,
   mcp: { name: 'apply_note_deletions', title: 'Apply approved note deletions', annotations: APPLY_TOOL, idempotencyKey: 'required', marksReplays: true },
-  run: (ctx, input) => noteTransaction(ctx, input.mappingId, false, input.notes.map((n) => ({ type: 'delete-note' as const, ...n }))),
+  ...asNoteTransaction((input: z.output<typeof ApplyDeletionsInput>) => ({
+    mappingId: input.mappingId,
+    dryRun: false,
+    actions: input.notes.map((n) => ({ type: 'delete-note' as const, ...n })),
+  })),
 });
 
 /** Creates a note, or appends to it on a new line (`create_or_append_note`). */

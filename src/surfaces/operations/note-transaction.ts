@@ -1,6 +1,6 @@
 import type { NoteAction, TransactionResult } from '../../domains/notes/index.ts';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
-import type { OperationContext } from './operation.ts';
+import type { OperationContext, SharedCall } from './operation.ts';
 
 /**
  * Runs note actions through the notes domain's governed transaction, under the caller's note-change capability and,
@@ -15,6 +15,34 @@ export function noteTransaction(ctx: OperationContext, mappingId: string, dryRun
     capability: ctx.noteChanges,
     ...(ctx.commit ? { commit: ctx.commit } : {}),
   });
+}
+
+/** An operation's call read as one note transaction: where, whether it applies, and its actions. */
+export interface NoteTransactionCall {
+  mappingId: string;
+  dryRun: boolean;
+  actions: NoteAction[];
+}
+
+/**
+ * `run` and `share` of an operation whose call is one note transaction, from how its input reads as one: applied
+ * calls share their commit with concurrent applies to the same mapping where they can (NotesService.shareTransaction).
+ */
+export function asNoteTransaction<In>(toCall: (input: In) => NoteTransactionCall): {
+  run(ctx: OperationContext, input: In): Promise<TransactionResult>;
+  share(ctx: OperationContext, input: In): SharedCall | undefined;
+} {
+  return {
+    run(ctx, input) {
+      const call = toCall(input);
+      return noteTransaction(ctx, call.mappingId, call.dryRun, call.actions);
+    },
+    share(ctx, input) {
+      const call = toCall(input);
+      if (call.dryRun) return undefined;
+      return ctx.services.notes.shareTransaction({ actor: ctx.principal.actor, mappingId: call.mappingId, actions: call.actions, capability: ctx.noteChanges });
+    },
+  };
 }
 
 /** The errors of every operation that previews or applies note changes. */

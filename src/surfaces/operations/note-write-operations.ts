@@ -1,12 +1,20 @@
 import { z } from 'zod';
 import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, NoteActionSchema, TransactionResultSchema } from '../../domains/notes/index.ts';
 import { DryRunSchema, MappingIdSchema, NotePathSchema } from './fields.ts';
-import { NOTE_CHANGE_ERRORS, noteTransaction } from './note-transaction.ts';
+import { NOTE_CHANGE_ERRORS, asNoteTransaction } from './note-transaction.ts';
 import { ACCOUNT_CREDENTIALS, defineOperation } from './operation.ts';
 
 // Changes over REST preview by default and apply with dryRun false; the key then comes from Idempotency-Key.
 // Every change validates, plans and (previewed) diffs its notes on the request thread: heavy.
 const CHANGE = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', idempotency: 'when-applying', cost: 'heavy' } as const;
+
+const WriteNoteInput = z.strictObject({
+  mappingId: MappingIdSchema,
+  path: NotePathSchema,
+  content: z.string().describe('The whole new Markdown content'),
+  dryRun: DryRunSchema,
+  expectedHash: ContentHashSchema.optional(),
+});
 
 /** Create or replace one note: a preview with a diff by default. */
 export const writeNote = defineOperation({
@@ -18,21 +26,18 @@ export const writeNote = defineOperation({
     'Applying needs dryRun false, an Idempotency-Key header and, for an existing note, its current hash as ' +
     'expectedHash or If-Match. A stale hash is rejected with 412 and never overwrites.',
   tags: ['notes'],
-  input: z.strictObject({
-    mappingId: MappingIdSchema,
-    path: NotePathSchema,
-    content: z.string().describe('The whole new Markdown content'),
-    dryRun: DryRunSchema,
-    expectedHash: ContentHashSchema.optional(),
-  }),
+  input: WriteNoteInput,
   output: TransactionResultSchema,
   errors: NOTE_CHANGE_ERRORS,
   rest: [{ method: 'POST', path: '/notes' }],
-  run: (ctx, input) =>
-    noteTransaction(ctx, input.mappingId, input.dryRun, [
-      { type: 'write-note', path: input.path, content: input.content, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) },
-    ]),
+  ...asNoteTransaction((input: z.output<typeof WriteNoteInput>) => ({
+    mappingId: input.mappingId,
+    dryRun: input.dryRun,
+    actions: [{ type: 'write-note', path: input.path, content: input.content, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) }],
+  })),
 });
+
+const DeleteNoteInput = z.strictObject({ mappingId: MappingIdSchema, path: NotePathSchema, dryRun: DryRunSchema, expectedHash: ContentHashSchema.optional() });
 
 /** Move one note to the trash: a preview by default. */
 export const deleteNote = defineOperation({
@@ -43,14 +48,21 @@ export const deleteNote = defineOperation({
     'Moves one note to the recoverable trash. By default only previews. Applying needs dryRun false, an ' +
     'Idempotency-Key header and the current revision as If-Match; the trash entry is written before the live note is removed.',
   tags: ['notes'],
-  input: z.strictObject({ mappingId: MappingIdSchema, path: NotePathSchema, dryRun: DryRunSchema, expectedHash: ContentHashSchema.optional() }),
+  input: DeleteNoteInput,
   output: TransactionResultSchema,
   errors: NOTE_CHANGE_ERRORS,
   rest: [{ method: 'DELETE', path: '/notes/{category}/{filename}', notePathFromSegments: true }],
-  run: (ctx, input) =>
-    noteTransaction(ctx, input.mappingId, input.dryRun, [
-      { type: 'delete-note', path: input.path, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) },
-    ]),
+  ...asNoteTransaction((input: z.output<typeof DeleteNoteInput>) => ({
+    mappingId: input.mappingId,
+    dryRun: input.dryRun,
+    actions: [{ type: 'delete-note', path: input.path, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) }],
+  })),
+});
+
+const NoteTransactionInput = z.strictObject({
+  mappingId: MappingIdSchema,
+  dryRun: DryRunSchema,
+  actions: z.array(NoteActionSchema).min(1).max(MAX_TRANSACTION_ACTIONS),
 });
 
 /** Atomic multi-note transaction. */
@@ -64,13 +76,9 @@ export const runNoteTransaction = defineOperation({
     'also rewrites the links of other notes that point to it, each listed after the actions as a rewrite-links entry. ' +
     'One action per path (a move touches both of its paths).',
   tags: ['transactions'],
-  input: z.strictObject({
-    mappingId: MappingIdSchema,
-    dryRun: DryRunSchema,
-    actions: z.array(NoteActionSchema).min(1).max(MAX_TRANSACTION_ACTIONS),
-  }),
+  input: NoteTransactionInput,
   output: TransactionResultSchema,
   errors: NOTE_CHANGE_ERRORS,
   rest: [{ method: 'POST', path: '/transactions' }],
-  run: (ctx, input) => noteTransaction(ctx, input.mappingId, input.dryRun, input.actions),
+  ...asNoteTransaction((input: z.output<typeof NoteTransactionInput>) => input),
 });

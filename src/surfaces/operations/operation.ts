@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
 import type { CredentialKind } from '../../kernel/principal.ts';
 import type { GraphService } from '../../domains/graph/index.ts';
-import type { IdempotentCommit } from '../../domains/idempotency/index.ts';
+import type { IdempotentCommit, SharedWork } from '../../domains/idempotency/index.ts';
 import type { NotesService } from '../../domains/notes/index.ts';
 import type { ProvenanceService } from '../../domains/provenance/index.ts';
 import type { SearchService } from '../../domains/search/index.ts';
@@ -27,6 +27,14 @@ export interface OperationContext {
   /** Present when the call applies a change: the transaction in which the change and its idempotent outcome commit. */
   commit?: IdempotentCommit;
 }
+
+/**
+ * An applied call that may share its database transaction with concurrent calls of its lane (group commit, see
+ * SharedWork); the pipeline adds how its result is presented.
+ */
+// Why any: the payload's type is private to the domain that made the call ready; only that domain's runner reads it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type SharedCall = Omit<SharedWork<any, unknown, never>, 'present'>;
 
 /**
  * The OAuth scope an operation needs (spec 5): `mcp:read` for reads, `mcp:write` for previews and changes. Personal
@@ -121,6 +129,12 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodO
   rest?: readonly RestBinding[];
   mcp?: McpBinding;
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
+  /**
+   * For a call that applies a change: the call made ready to share its commit with concurrent calls (group commit),
+   * whose runner answers what `run` would; undefined when this call runs alone through `run`. The pipeline calls it
+   * in place of `run`, in the call's heavy turn, and the call then waits for its group without holding one.
+   */
+  share?(ctx: OperationContext, input: z.output<I>): SharedCall | undefined;
 }
 
 /** An operation of the table, whatever its schemas. */
