@@ -6,10 +6,11 @@
  * Plain JavaScript on purpose: a worker thread does not inherit the TypeScript loader of its parent (tsx, vitest),
  * and this file must load the same way under every one of them and from compiled output.
  *
- * Messages in: `{ id, op, ... }`, one reply `{ id, ok, value | error }` each. `begin` opens a transaction and
- * replies with its number once it is open; statements that name that number run inside it, every other statement
- * waits (PGlite runs one transaction at a time, exactly as in-process); `end` commits or rolls it back. Messages
- * out without an id: `{ kind: 'notify', channel, payload }` for LISTEN.
+ * Messages in: `{ id, op, ... }`, one reply `{ id, ok, value | error }` each. `begin` opens the transaction whose
+ * number the other thread chose (`tx`) and replies once it is open; statements that name that number run inside it,
+ * in the order they came, even those sent before it was open (so a transaction needs no round trip to start); every
+ * other statement waits (PGlite runs one transaction at a time, exactly as in-process); `end` commits or rolls it
+ * back. Messages out without an id: `{ kind: 'notify', channel, payload }` for LISTEN.
  */
 import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -19,7 +20,10 @@ if (!parentPort) throw new Error('pglite-worker.js runs only as a worker thread'
 const port = parentPort;
 
 /** @typedef {{ query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>, exec(script: string): Promise<unknown> }} Queryable */
-/** @typedef {{ sql: Queryable, finish: (commit: boolean) => void, endId?: number }} OpenTransaction */
+/**
+ * A transaction asked for: `sql` settles once PGlite has opened it (or failed to), `finish` is set then.
+ * @typedef {{ sql: Promise<Queryable>, finish?: (commit: boolean) => void, endId?: number }} OpenTransaction
+ */
 
 /** Marks a rollback that the caller asked for, so that it is not reported as a failure of the transaction. */
 const ROLLBACK = Symbol('rollback');
@@ -28,7 +32,6 @@ const ROLLBACK = Symbol('rollback');
 const transactions = new Map();
 /** @type {Map<string, () => Promise<void>>} */
 const listening = new Map();
-let nextTransaction = 1;
 
 /**
  * A database error as plain data: the fields PostgreSQL reports (code, detail, constraint...), so that the other
@@ -56,34 +59,56 @@ function fail(id, error) {
   port.postMessage({ id, ok: false, error: serializeError(error) });
 }
 
-/** @param {PGlite} pg @param {number | undefined} tx @returns {Queryable} */
-function target(pg, tx) {
+/**
+ * Where a statement runs: PGlite itself, or the open transaction it names (waiting for it to open). Statements of one
+ * transaction wait for the same promise, so they resume, and reach PGlite's queue, in the order they came.
+ * @param {PGlite} pg @param {number | undefined} tx @returns {Promise<Queryable>}
+ */
+async function target(pg, tx) {
   if (tx === undefined) return pg;
   const open = transactions.get(tx);
   if (!open) throw new Error(`transaction ${tx} is not open`);
   return open.sql;
 }
 
-/** Opens a transaction that stays open until an `end` message settles it. @param {PGlite} pg @param {number} id */
-function begin(pg, id) {
-  const tx = nextTransaction++;
-  /** @type {OpenTransaction | undefined} */
-  let open;
+/** Opens transaction `tx`, which stays open until an `end` message settles it. @param {PGlite} pg @param {number} tx @param {number} id */
+function begin(pg, tx, id) {
+  if (transactions.has(tx)) return fail(id, new Error(`transaction ${tx} is open already`));
+  /** @type {(sql: Queryable) => void} */
+  let opened = () => undefined;
+  /** @type {(error: unknown) => void} */
+  let failed = () => undefined;
+  /** @type {OpenTransaction} */
+  const open = {
+    sql: new Promise((resolve, reject) => {
+      opened = resolve;
+      failed = reject;
+    }),
+  };
+  // Nobody may be waiting for it (a transaction whose statements all went before BEGIN failed).
+  open.sql.catch(() => undefined);
+  transactions.set(tx, open);
+  let began = false;
   pg.transaction(async (sql) => {
     const settled = new Promise((resolve, reject) => {
-      open = { sql, finish: (commit) => (commit ? resolve(undefined) : reject(ROLLBACK)) };
-      transactions.set(tx, open);
+      open.finish = (commit) => (commit ? resolve(undefined) : reject(ROLLBACK));
     });
+    began = true;
+    opened(sql);
     reply(id, tx);
     await settled;
   }).then(
     () => {
       transactions.delete(tx);
-      if (open?.endId !== undefined) reply(open.endId, null);
+      if (open.endId !== undefined) reply(open.endId, null);
     },
     (error) => {
       transactions.delete(tx);
-      if (open?.endId === undefined) fail(id, error); // BEGIN itself failed: the begin message is still unanswered
+      if (!began) {
+        // BEGIN itself failed: the begin message is still unanswered, and statements waiting to run in it fail.
+        failed(error);
+        fail(id, error);
+      } else if (open.endId === undefined) fail(id, error);
       else if (error === ROLLBACK) reply(open.endId, null);
       else fail(open.endId, error);
     },
@@ -96,19 +121,21 @@ async function handle(pg, message) {
   try {
     switch (op) {
       case 'query': {
-        const result = await target(pg, message.tx).query(message.text, message.params);
+        const result = await (await target(pg, message.tx)).query(message.text, message.params);
         return reply(id, result.rows);
       }
       case 'exec':
-        await target(pg, message.tx).exec(message.script);
+        await (await target(pg, message.tx)).exec(message.script);
         return reply(id, null);
       case 'begin':
-        return begin(pg, id);
+        return begin(pg, message.tx, id);
       case 'end': {
         const open = transactions.get(message.tx);
         if (!open) throw new Error(`transaction ${message.tx} is not open`);
+        // After the statements sent before it: they waited for the same opening, and reached PGlite's queue first.
+        await open.sql;
         open.endId = id;
-        return open.finish(message.commit);
+        return open.finish?.(message.commit);
       }
       case 'listen': {
         if (!listening.has(message.channel)) {

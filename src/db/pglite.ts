@@ -112,14 +112,20 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database 
     worker = await startThread(options, undefined);
   }
   const thread = new DatabaseThread(worker, options.onCrash ?? crashLoudly);
+  let nextTransaction = 1;
   return {
     engine: 'pglite',
     ...sqlOn(thread),
     async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-      const tx = { id: (await thread.call({ op: 'begin' })) as number, committed: new CommitCallbacks() };
+      // The work's statements follow BEGIN without waiting for it: the thread runs them once it is open, in order.
+      const tx = { id: nextTransaction++, committed: new CommitCallbacks() };
+      const begun = thread.call({ op: 'begin', tx: tx.id });
+      // Observed below; if BEGIN fails, the work's statements fail with its error first.
+      begun.catch(() => undefined);
       let result: T;
       try {
         result = await work(sqlOn(thread, tx));
+        await begun;
       } catch (error) {
         await thread.call({ op: 'end', tx: tx.id, commit: false }).catch(() => undefined);
         throw error;

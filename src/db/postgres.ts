@@ -53,8 +53,11 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       let result: T;
       let committing = false;
       try {
-        await client.query('BEGIN');
+        // Pipelined: the work's first statements go out behind BEGIN, without waiting for its answer.
+        const begun = client.query('BEGIN');
+        begun.catch(() => undefined);
         result = await work(sqlOf(client, committed));
+        await begun;
         committing = true;
         await client.query('COMMIT');
       } catch (error) {

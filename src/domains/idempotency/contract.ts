@@ -58,8 +58,26 @@ export interface SharedMember<P> {
   readonly key: string;
 }
 
-/** Runs a whole group in one open transaction (see SharedWork.runGroup). */
-export type GroupRunner<P, R> = (sql: Sql, members: ReadonlyArray<SharedMember<P>>) => Promise<Array<Settled<R>>>;
+/**
+ * What a group runner gets besides its members. Both let a group's transaction go in few round trips: the runner
+ * sends its reads while the keys are being claimed, and its writes together with the storing of the outcomes.
+ */
+export interface GroupHooks<R> {
+  /**
+   * Which members run (true), known once their keys are claimed: the others were taken by another request and go
+   * their own way. The runner may send reads before this settles; it writes only after, and only for these.
+   */
+  readonly admitted: Promise<readonly boolean[]>;
+  /**
+   * Hands over the outcome of every admitted member (undefined for the others) once it is known, before the writes
+   * are awaited; returns the storing of those outcomes, which the runner awaits with its writes. Called exactly once
+   * by a runner that does not throw.
+   */
+  settle(outcomes: ReadonlyArray<Settled<R> | undefined>): Promise<void>;
+}
+
+/** Runs a whole group in one open transaction (see SharedWork.runGroup and GroupHooks). */
+export type GroupRunner<P, R> = (sql: Sql, members: ReadonlyArray<SharedMember<P>>, hooks: GroupHooks<R>) => Promise<void>;
 
 /**
  * Applied work that may share one database transaction, and so one commit, with concurrent work of the same lane:
@@ -79,9 +97,9 @@ export interface SharedWork<P, R, T> {
   readonly keys: readonly string[];
   readonly payload: P;
   /**
-   * Runs a group in `sql`, one settled outcome per member in order. It must write nothing for a member it refuses,
-   * and throws only when the group failed as a whole: every member then runs again alone. A stable function (not
-   * made per call), since members share a group only when their runners are the same function.
+   * Runs a group in `sql` and settles one outcome per admitted member (GroupHooks). It must write nothing for a
+   * member it refuses, and throws only when the group failed as a whole: every member then runs again alone. A
+   * stable function (not made per call), since members share a group only when their runners are the same function.
    */
   readonly runGroup: GroupRunner<P, R>;
   /** This member's answer from its result: the value stored under its key and returned. */

@@ -65,22 +65,25 @@ describe('shared commits on the real database', () => {
     close: () => inner.close(),
   });
 
-  // A domain in miniature: each member writes one row, in one statement for the whole group.
-  const runGroup: GroupRunner<Job, string> = async (sql, members) => {
-    groups.push(members.map((m) => m.payload.name));
+  // A domain in miniature: each member writes one row, in one statement for the whole group, sent with its outcomes.
+  const runGroup: GroupRunner<Job, string> = async (sql, members, hooks) => {
     if (members.length > 1 && members.some((m) => m.payload.poison)) throw new Error('the group failed as a whole');
     if (members.some((m) => m.payload.poison)) throw new Error('poison alone');
-    const settled = members.map(
-      (m): Settled<string> => (m.payload.refuse ? { ok: false, error: new KgateError('conflict', `${m.payload.name} is refused`) } : { ok: true, value: m.payload.name }),
+    const admitted = await hooks.admitted;
+    if (admitted.some(Boolean)) groups.push(members.filter((_, k) => admitted[k]).map((m) => m.payload.name));
+    const settled = members.map((m, k): Settled<string> | undefined =>
+      !admitted[k] ? undefined : m.payload.refuse ? { ok: false, error: new KgateError('conflict', `${m.payload.name} is refused`) } : { ok: true, value: m.payload.name },
     );
-    const written = members.filter((_, k) => settled[k]!.ok);
-    if (written.length > 0) {
-      await sql.query('INSERT INTO shared_commit_rows (name, key) SELECT * FROM unnest($1::text[], $2::text[])', [
-        written.map((m) => m.payload.name),
-        written.map((m) => m.key),
-      ]);
-    }
-    return settled;
+    const written = members.filter((_, k) => settled[k]?.ok);
+    await Promise.all([
+      written.length === 0
+        ? undefined
+        : sql.query('INSERT INTO shared_commit_rows (name, key) SELECT * FROM unnest($1::text[], $2::text[])', [
+            written.map((m) => m.payload.name),
+            written.map((m) => m.key),
+          ]),
+      hooks.settle(settled),
+    ]);
   };
   const work = (job: Job, keys: string[] = [job.name]): SharedWork<Job, string, { name: string }> => ({
     lane: 'test',
@@ -142,7 +145,7 @@ describe('shared commits on the real database', () => {
     const settled = await Promise.allSettled(jobs.map((job) => idempotency.runShared(request(`key-${job.name}`), work(job))));
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ message: 'poison alone' });
-    expect(groups).toEqual([['first'], ['m1', 'bad', 'm2'], ['m1'], ['bad'], ['m2']]);
+    expect(groups).toEqual([['first'], ['m1'], ['m2']]);
     expect(await rows()).toEqual(['first', 'm1', 'm2']);
     // The failure was not a refusal: its key is released, so that a retry runs again.
     expect(await stored('key-bad')).toBeUndefined();

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/port.ts';
+import type { Database, Sql } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import {
   IDEMPOTENCY_LEASE_MS,
@@ -71,6 +71,19 @@ export function takeGroup<W extends { keys: readonly string[] }>(queue: W[]): W[
   return taken;
 }
 
+/**
+ * Runs `tasks` one per turn of the event loop. Answering a member (its response, its log line) is request-thread
+ * work; a group's members answered all at once would hold one turn for all of them, and the next group's database
+ * replies would wait behind it. One per turn, the next group runs on the database thread meanwhile.
+ */
+function inTurns(tasks: Array<() => void>): void {
+  const next = () => {
+    tasks.shift()?.();
+    if (tasks.length > 0) setImmediate(next);
+  };
+  next();
+}
+
 const claimId = (claim: IdempotencyClaim) => `${claim.scope}\u0000${claim.key}`;
 
 function answer(work: AnyWork, settled: Settled<unknown> | undefined): unknown {
@@ -88,8 +101,18 @@ function answer(work: AnyWork, settled: Settled<unknown> | undefined): unknown {
 export function createSharedCommits(db: Database, solo: SoloPath): SharedCommits {
   const lanes = new Map<AnyWork['runGroup'], Map<string, Waiting[]>>();
 
-  const runOne = (waiting: Waiting, commit: IdempotentCommit) =>
-    waiting.work.runGroup(commit.sql, [{ payload: waiting.work.payload, key: commit.key }]).then(([settled]) => answer(waiting.work, settled));
+  /** Runs one member by itself in `commit`'s transaction (its key is claimed already): the answer, or its refusal thrown. */
+  async function runOne(waiting: Waiting, commit: IdempotentCommit): Promise<unknown> {
+    let outcome: Settled<unknown> | undefined;
+    await waiting.work.runGroup(commit.sql, [{ payload: waiting.work.payload, key: commit.key }], {
+      admitted: Promise.resolve([true]),
+      settle: (outcomes) => {
+        outcome = outcomes[0];
+        return Promise.resolve();
+      },
+    });
+    return answer(waiting.work, outcome);
+  }
 
   /** The usual path of `IdempotencyService.run`: claim (or replay, or refuse), then run alone. */
   async function usual(waiting: Waiting): Promise<IdempotentOutcome<unknown>> {
@@ -98,37 +121,61 @@ export function createSharedCommits(db: Database, solo: SoloPath): SharedCommits
     return { replayed: false, value: await solo.runAlone(waiting.claim, (commit) => runOne(waiting, commit)) };
   }
 
+  /** Stores the outcomes of the admitted members in `sql`, and keeps their answers for after the commit. */
+  function storeOutcomes(sql: Sql, members: readonly Waiting[], settled: ReadonlyArray<Settled<unknown> | undefined>): { answers: Array<Settled<unknown>>; stored: Promise<unknown> } {
+    const answers = members.map((w, k): Settled<unknown> => {
+      try {
+        return { ok: true, value: answer(w.work, settled[k]) };
+      } catch (error) {
+        if (error instanceof KgateError) return { ok: false, error };
+        throw error;
+      }
+    });
+    const completed = [];
+    const released = [];
+    for (const [k, w] of members.entries()) {
+      const result = answers[k]!;
+      const { scope, key } = w.claim;
+      if (result.ok) completed.push({ scope, key, outcome: { kind: 'result' as const, value: result.value } });
+      else if (isRetryable(result.error)) released.push({ scope, key });
+      else completed.push({ scope, key, outcome: storedError(result.error) });
+    }
+    return { answers, stored: Promise.all([store.completeKeys(sql, completed), store.releaseKeys(sql, released)]) };
+  }
+
   async function together(group: Waiting[]): Promise<void> {
     const runGroup = group[0]!.work.runGroup;
     let claimed: Waiting[] = [];
     let answers: Array<Settled<unknown>> = [];
     try {
-      [claimed, answers] = await db.transaction(async (sql) => {
+      await db.transaction(async (sql) => {
         const ordered = [...group].sort((a, b) => (claimId(a.claim) < claimId(b.claim) ? -1 : 1));
-        const won = await store.claimKeys(sql, ordered.map((w) => w.claim), IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_RETENTION_MS);
-        const mine = group.filter((w) => won.has(claimId(w.claim)));
-        if (mine.length === 0) return [mine, []] as const;
-        const settled = await runGroup(sql, mine.map((w) => ({ payload: w.work.payload, key: w.claim.key })));
-        const out = mine.map((w, k): Settled<unknown> => {
-          try {
-            return { ok: true, value: answer(w.work, settled[k]) };
-          } catch (error) {
-            if (error instanceof KgateError) return { ok: false, error };
-            throw error;
-          }
+        // Sent first; the runner's reads follow it without waiting (GroupHooks.admitted).
+        const won = store.claimKeys(sql, ordered.map((w) => w.claim), IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_RETENTION_MS);
+        let known: readonly boolean[] | undefined;
+        const admitted = won.then((ids) => (known = group.map((w) => ids.has(claimId(w.claim)))));
+        let settled = false;
+        await runGroup(sql, group.map((w) => ({ payload: w.work.payload, key: w.claim.key })), {
+          admitted,
+          settle(outcomes) {
+            if (settled) throw new Error('a group runner settled twice');
+            // A key is completed only by the group that claimed it: an outcome for any other member is a defect.
+            if (!known || known.some((run, k) => run !== (outcomes[k] !== undefined))) {
+              throw new Error('a group runner settled other members than those admitted');
+            }
+            settled = true;
+            claimed = group.filter((_, k) => outcomes[k] !== undefined);
+            const kept = storeOutcomes(sql, claimed, outcomes.filter((o) => o !== undefined));
+            answers = kept.answers;
+            return kept.stored.then(() => undefined);
+          },
         });
-        const completed = [];
-        const released = [];
-        for (const [k, w] of mine.entries()) {
-          const result = out[k]!;
-          const { scope, key } = w.claim;
-          if (result.ok) completed.push({ scope, key, outcome: { kind: 'result' as const, value: result.value } });
-          else if (isRetryable(result.error)) released.push({ scope, key });
-          else completed.push({ scope, key, outcome: storedError(result.error) });
+        // Whatever the runner did, the claims are answered before COMMIT; a runner that never settled changed nothing.
+        const mine = await admitted;
+        if (!settled) {
+          if (mine.some(Boolean)) throw new Error('a group runner returned without settling its members');
+          claimed = [];
         }
-        await store.completeKeys(sql, completed);
-        await store.releaseKeys(sql, released);
-        return [mine, out] as const;
       });
     } catch {
       // Nothing of the group committed, or (a failure after COMMIT) all of it: the usual path tells which, key by key,
@@ -136,11 +183,12 @@ export function createSharedCommits(db: Database, solo: SoloPath): SharedCommits
       for (const waiting of group) await usual(waiting).then(waiting.resolve, waiting.reject);
       return;
     }
-    for (const [k, waiting] of claimed.entries()) {
+    const answered = claimed.map((waiting, k) => () => {
       const result = answers[k]!;
       if (result.ok) waiting.resolve({ replayed: false, value: result.value });
       else waiting.reject(result.error);
-    }
+    });
+    inTurns(answered);
     for (const waiting of group) if (!claimed.includes(waiting)) await usual(waiting).then(waiting.resolve, waiting.reject);
   }
 

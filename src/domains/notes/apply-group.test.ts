@@ -95,7 +95,12 @@ describe('applied note transactions that share a commit', () => {
     const [one, two] = [write('one\n'), write('two\n')];
     const before = await snapshotTables(db);
     await expect(
-      db.transaction((sql) => one.runGroup(sql, [{ payload: one.payload, key: 'o-1' }, { payload: two.payload, key: 'o-2' }])),
+      db.transaction((sql) =>
+        one.runGroup(sql, [{ payload: one.payload, key: 'o-1' }, { payload: two.payload, key: 'o-2' }], {
+          admitted: Promise.resolve([true, true]),
+          settle: () => Promise.resolve(),
+        }),
+      ),
     ).rejects.toThrow(/two transactions of one group touch path:o\/same\.md/);
     expect(await snapshotTables(db)).toBe(before);
   });

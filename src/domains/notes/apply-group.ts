@@ -1,13 +1,13 @@
 import type { Sql } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
+import { isUuid } from '../../kernel/ids.ts';
 import type { Actor } from '../../kernel/principal.ts';
-import type { Settled, SharedMember } from '../idempotency/index.ts';
+import type { GroupHooks, Settled, SharedMember } from '../idempotency/index.ts';
 import { appendEvents, type EventKind, type NewProvenanceEvent } from '../provenance/index.ts';
 import type { HostedMapping, NoteChangeCapability } from '../vaults/index.ts';
-import { keysOf, loadState, rewritesLinks } from './plan-state.ts';
+import { keysOf, lockAndLoadState, rewritesLinks } from './plan-state.ts';
 import { planTransaction, type CanonicalAction, type PlannedAction } from './plan-transaction.ts';
 import { assertMayChangeNotes } from './policy.ts';
-import * as store from './store.ts';
 import * as trash from './trash-store.ts';
 import { writeNoteChanges, type NoteChanges } from './change-store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
@@ -134,19 +134,24 @@ function refusal(error: unknown): Settled<never> {
 }
 
 /**
- * Applies prepared note transactions in one open database transaction (a group commit of several, or one alone).
- * For each member it checks authority and policy, then, per vault, locks the vault once, reads the state every
- * member touches once, plans each member against it (their keys are disjoint, so no member sees another's change),
- * refuses a member with any problem without writing anything of it, and writes all accepted members together:
- * trash copies before removals, each kind of change in one statement, one provenance event per change under the
- * member's own key. Throws (and so fails the group) only on an unexpected error, or when members were given that
- * may not share a group: overlapping keys, or more than one member when one rewrites links.
+ * Applies prepared note transactions to one mapping in one open database transaction: a group commit of several
+ * (GroupRunner), or one alone. Round trip one, sent behind the group's claims: each caller's authority over the
+ * mapping, the lock of its vault and the notes and trash entries every member names. Then, for each admitted
+ * member, policy and planning against that one state (their keys are disjoint, so no member sees another's change);
+ * a member with any problem is refused, writing nothing. Round trip two: all accepted members' writes, each kind of
+ * change in one statement (trash copies, removals, moves, rows and links, restored entries, one provenance event per
+ * change under the member's own key), sent together with the storing of every outcome. Throws (and so fails the
+ * group) only on an unexpected error, or when members were given that may not share a group: other mappings,
+ * overlapping keys, or more than one member when one rewrites links.
  */
 export async function applyTransactions(
   deps: NoteWriteDeps,
   sql: Sql,
   members: ReadonlyArray<SharedMember<PreparedTransaction>>,
-): Promise<Array<Settled<TransactionResult>>> {
+  hooks: GroupHooks<TransactionResult>,
+): Promise<void> {
+  const mappingId = members[0]!.payload.mappingId;
+  if (members.some((m) => m.payload.mappingId !== mappingId)) throw new Error('a group applies to one mapping');
   if (members.length > 1) {
     const seen = new Set<string>();
     for (const { payload } of members) {
@@ -157,53 +162,54 @@ export async function applyTransactions(
       }
     }
   }
-  const settled: Array<Settled<TransactionResult> | undefined> = members.map(() => undefined);
-  // Authority is read in the transaction, once per caller and mapping, all in one round trip.
-  const mappings = new Map<string, Promise<HostedMapping>>();
+  // Round trip one. Authority is read in the transaction, once per caller; the reads are of the mapping's vault, so
+  // they need not wait for it to be known. A refusal is settled member by member below, never left unhandled.
+  const authority = new Map<string, Promise<HostedMapping>>();
   for (const { payload } of members) {
-    const id = `${payload.actor.accountId}\u0000${payload.mappingId}`;
-    const resolving = mappings.get(id) ?? deps.vaults.resolveHostedMapping(payload.actor.accountId, payload.mappingId, 'write', sql);
-    // Settled below, member by member; a refusal of one caller must not surface as unhandled meanwhile.
+    const accountId = payload.actor.accountId;
+    if (authority.has(accountId)) continue;
+    const resolving = deps.vaults.resolveHostedMapping(accountId, mappingId, 'write', sql);
     resolving.catch(() => undefined);
-    mappings.set(id, resolving);
+    authority.set(accountId, resolving);
   }
+  const loading = isUuid(mappingId) ? lockAndLoadState(sql, mappingId, members.flatMap((m) => m.payload.actions)) : Promise.resolve(undefined);
+  loading.catch(() => undefined);
+  const admitted = await hooks.admitted;
+
+  const settled: Array<Settled<TransactionResult> | undefined> = members.map(() => undefined);
   const accepted: Accepted[] = [];
   for (const [index, { payload, key }] of members.entries()) {
+    if (!admitted[index]) continue;
     try {
-      const mapping = await mappings.get(`${payload.actor.accountId}\u0000${payload.mappingId}`)!;
+      const mapping = await authority.get(payload.actor.accountId)!;
       assertMayChangeNotes(mapping, payload.actions, payload.capability);
       accepted.push({ index, prepared: payload, mapping, key });
     } catch (error) {
       settled[index] = refusal(error);
     }
   }
-  const vaultIds = [...new Set(accepted.map((m) => m.mapping.vaultId))].sort();
-  // Locks in one order, so that two groups over the same vaults never wait for each other in a circle. The state is
-  // read right behind the locks, in the same round trip: statements on one connection run in the order sent.
-  const locked = Promise.all(vaultIds.map((vaultId) => store.lockVault(sql, vaultId)));
-  const states = vaultIds.map((vaultId) =>
-    loadState(sql, vaultId, accepted.filter((m) => m.mapping.vaultId === vaultId).flatMap((m) => m.prepared.actions), 'apply'),
-  );
-  await Promise.all([locked, ...states]);
-  for (const [v, vaultId] of vaultIds.entries()) {
-    const inVault = accepted.filter((m) => m.mapping.vaultId === vaultId);
-    const state = await states[v]!;
-    const writing: Array<Accepted & { planned: readonly PlannedAction[] }> = [];
-    for (const member of inVault) {
-      const planned = planTransaction(member.prepared.actions, state, 'apply', { withDiff: false });
+  const loaded = await loading;
+  const writing: Array<Accepted & { planned: readonly PlannedAction[] }> = [];
+  if (accepted.length > 0) {
+    // Authority found the same hosted vault that was locked and read (a mapping never changes its vault).
+    if (!loaded || loaded.vaultId !== accepted[0]!.mapping.vaultId) throw new Error('the locked vault is not the vault of the mapping');
+    for (const member of accepted) {
+      const planned = planTransaction(member.prepared.actions, loaded.state, 'apply', { withDiff: false });
       const refused = failure(planned);
       if (refused) settled[member.index] = { ok: false, error: refused };
-      else writing.push({ ...member, planned });
-    }
-    if (writing.length === 0) continue;
-    await execute(sql, vaultId, writing);
-    sql.afterCommit(() => deps.onContentChanged(vaultId));
-    for (const member of writing) {
-      settled[member.index] = {
-        ok: true,
-        value: { mappingId: member.mapping.id, dryRun: false, applied: true, actions: member.planned.map((p) => p.result) },
-      };
+      else {
+        writing.push({ ...member, planned });
+        settled[member.index] = {
+          ok: true,
+          value: { mappingId: member.mapping.id, dryRun: false, applied: true, actions: planned.map((p) => p.result) },
+        };
+      }
     }
   }
-  return settled.map((s) => s!);
+  // Round trip two: the writes and the outcomes together.
+  const stored = hooks.settle(settled);
+  if (writing.length === 0) return stored;
+  const vaultId = loaded!.vaultId;
+  await Promise.all([execute(sql, vaultId, writing), stored]);
+  sql.afterCommit(() => deps.onContentChanged(vaultId));
 }

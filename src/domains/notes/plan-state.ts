@@ -10,10 +10,30 @@ import { MAX_LINK_REWRITE_CANDIDATES, MAX_LINK_REWRITE_NOTES } from './transacti
  * moved files' names; a first planning pass finds the notes whose links change, whose content is then read.
  */
 export async function loadState(sql: Sql, vaultId: string, actions: readonly CanonicalAction[], mode: PlanMode): Promise<PlanState> {
+  return withLinks(sql, vaultId, actions, mode, await readTouched(sql, vaultId, actions));
+}
+
+/**
+ * Locks the vault a mapping maps and reads what planning an apply needs, the reads sent right behind the lock
+ * without waiting for it (they run after it, in order, on the transaction's connection). Undefined when the mapping
+ * maps no hosted vault.
+ */
+export async function lockAndLoadState(sql: Sql, mappingId: string, actions: readonly CanonicalAction[]): Promise<{ vaultId: string; state: PlanState } | undefined> {
+  const [vaultId, touched] = await Promise.all([store.lockVaultOfMapping(sql, mappingId), readTouched(sql, { mappingId }, actions)]);
+  return vaultId === undefined ? undefined : { vaultId, state: await withLinks(sql, vaultId, actions, 'apply', touched) };
+}
+
+/** The notes and trash entries the actions name. */
+async function readTouched(sql: Sql, vault: store.VaultRef, actions: readonly CanonicalAction[]): Promise<PlanState> {
   const trashIds = actions.flatMap((a) => (a.type === 'restore-note' ? [a.trashId] : []));
   const keys = actions.flatMap((a) => (a.type === 'move-note' ? [a.pathKey, a.newPathKey] : [a.pathKey]));
-  const [notes, entries] = await Promise.all([store.findNotesByKeys(sql, vaultId, keys), trash.findTrash(sql, vaultId, trashIds)]);
-  const state: PlanState = { notes, trash: entries };
+  const [notes, entries] = await Promise.all([store.findNotesByKeys(sql, vault, keys), trash.findTrash(sql, vault, trashIds)]);
+  return { notes, trash: entries };
+}
+
+/** `state` with what a move that rewrites links needs (see loadState); `state` itself when no action asks for it. */
+async function withLinks(sql: Sql, vaultId: string, actions: readonly CanonicalAction[], mode: PlanMode, state: PlanState): Promise<PlanState> {
+  const notes = state.notes;
   const moves = actions.flatMap((a) => (a.type === 'move-note' && a.rewriteLinks ? [a] : []));
   if (moves.length === 0) return state;
   const nameKeys = linkStore.nameKeysOfMoves(moves.map((m) => [notes.get(m.pathKey)?.path ?? m.path, m.newPath]));

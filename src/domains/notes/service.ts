@@ -207,7 +207,7 @@ export function createNotesService(db: Database, vaults: VaultsService, options:
   };
 
   // One function for the service's life: transactions share a group only when their runners are the same.
-  const runGroup: GroupRunner<PreparedTransaction, TransactionResult> = (sql, members) => applyTransactions(deps, sql, members);
+  const runGroup: GroupRunner<PreparedTransaction, TransactionResult> = (sql, members, hooks) => applyTransactions(deps, sql, members, hooks);
 
   return {
     ...createNoteReads(db, vaults, options.bodies ?? createNoteBodyCache()),

@@ -47,6 +47,15 @@ export async function lockVault(sql: Sql, vaultId: string): Promise<void> {
   await sql.query('SELECT id FROM vaults WHERE id = $1 FOR UPDATE', [vaultId]);
 }
 
+/**
+ * `lockVault` for the vault a mapping maps, found in the same statement; returns its id (undefined: not a hosted
+ * mapping). For a write that sends its reads before it knows the vault (a shared commit).
+ */
+export async function lockVaultOfMapping(sql: Sql, mappingId: string): Promise<string | undefined> {
+  const rows = await sql.query<{ id: string }>('SELECT v.id FROM mappings m JOIN vaults v ON v.id = m.vault_id WHERE m.id = $1 FOR UPDATE OF v', [mappingId]);
+  return rows[0]?.id;
+}
+
 /** Current content hashes of the notes with these path keys. */
 export async function findHashes(
   sql: Sql,
@@ -175,12 +184,21 @@ export interface StoredNote extends NoteWrite {
   id: string;
 }
 
+/** A vault named by its id, or by a mapping of it (`{ mappingId }`), for reads sent before the vault is known. */
+export type VaultRef = string | { mappingId: string };
+
+/** The SQL that names `ref`'s vault as parameter $1, and that parameter. */
+export function vaultOf(ref: VaultRef): { sql: string; param: string } {
+  return typeof ref === 'string' ? { sql: '$1::uuid', param: ref } : { sql: '(SELECT vault_id FROM mappings WHERE id = $1)', param: ref.mappingId };
+}
+
 /** Whole notes by path key (for transactions: hash checks, diffs and trash copies). */
-export async function findNotesByKeys(sql: Sql, vaultId: string, pathKeys: readonly string[]): Promise<Map<string, StoredNote>> {
+export async function findNotesByKeys(sql: Sql, vault: VaultRef, pathKeys: readonly string[]): Promise<Map<string, StoredNote>> {
+  const of = vaultOf(vault);
   const rows = await sql.query<{ id: string; path: string; path_key: string; content: string; content_hash: string; size: number; title: string }>(
     `SELECT id, path, path_key, content, content_hash, size, title FROM notes
-      WHERE vault_id = $1 AND path_key = ANY($2::text[])`,
-    [vaultId, pathKeys],
+      WHERE vault_id = ${of.sql} AND path_key = ANY($2::text[])`,
+    [of.param, pathKeys],
   );
   return new Map(
     rows.map((r) => [

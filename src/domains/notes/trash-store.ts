@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/port.ts';
+import { vaultOf, type VaultRef } from './store.ts';
 
 /** A trash entry: the last content of a deleted note, kept so that it can be restored. */
 export interface TrashEntry {
@@ -59,12 +60,13 @@ interface TrashRow {
 }
 
 /** Trash entries of a vault by id (restored ones included, so callers can say why a restore is refused). */
-export async function findTrash(sql: Sql, vaultId: string, ids: readonly string[]): Promise<Map<string, TrashEntry>> {
+export async function findTrash(sql: Sql, vault: VaultRef, ids: readonly string[]): Promise<Map<string, TrashEntry>> {
   if (ids.length === 0) return new Map();
+  const of = vaultOf(vault);
   const rows = await sql.query<TrashRow>(
     `SELECT id, original_path, content, content_hash, size, title, deleted_at, deleted_by, restored_at
-       FROM trash_entries WHERE vault_id = $1 AND id = ANY($2::uuid[])`,
-    [vaultId, ids],
+       FROM trash_entries WHERE vault_id = ${of.sql} AND id = ANY($2::uuid[])`,
+    [of.param, ids],
   );
   return new Map(
     rows.map((r) => [
