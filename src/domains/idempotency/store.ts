@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/port.ts';
+import { textArrayParam, type Sql } from '../../db/port.ts';
 import type { IdempotencyClaim, StoredOutcome } from './contract.ts';
 
 interface KeyRow {
@@ -51,7 +51,14 @@ export async function claimKeys(sql: Sql, claims: readonly IdempotencyClaim[], l
         OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.locked_until <= now()
             AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
      RETURNING scope, key`,
-    [claims.map((c) => c.scope), claims.map((c) => c.key), claims.map((c) => c.operation), claims.map((c) => c.fingerprint), leaseMs, retentionMs],
+    [
+      textArrayParam(claims.map((c) => c.scope)),
+      textArrayParam(claims.map((c) => c.key)),
+      textArrayParam(claims.map((c) => c.operation)),
+      textArrayParam(claims.map((c) => c.fingerprint)),
+      leaseMs,
+      retentionMs,
+    ],
   );
   return new Set(rows.map((row) => `${row.scope}\u0000${row.key}`));
 }
@@ -81,7 +88,7 @@ export async function completeKeys(sql: Sql, entries: ReadonlyArray<{ scope: str
     `UPDATE idempotency_keys k SET state = 'completed', outcome = c.outcome
        FROM unnest($1::text[], $2::text[], $3::text[]) AS c(scope, key, outcome)
       WHERE k.scope = c.scope AND k.key = c.key`,
-    [entries.map((e) => e.scope), entries.map((e) => e.key), entries.map((e) => JSON.stringify(e.outcome))],
+    [textArrayParam(entries.map((e) => e.scope)), textArrayParam(entries.map((e) => e.key)), textArrayParam(entries.map((e) => JSON.stringify(e.outcome)))],
   );
 }
 

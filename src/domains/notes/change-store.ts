@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/port.ts';
+import { textArrayParam, uuidArrayParam, type Sql } from '../../db/port.ts';
 import { newId } from '../../kernel/ids.ts';
 import { NOTE_MODEL_VERSION, deriveNoteIndex, type NoteIndexEntry } from './note-index.ts';
 import type { NoteWrite } from './store.ts';
@@ -47,14 +47,14 @@ export async function writeNoteChanges(sql: Sql, vaultId: string, changes: NoteC
     return {
       derived,
       columns: [
-        writes.map((w) => w.id),
-        writes.map((w) => w.path),
-        writes.map((w) => w.pathKey),
-        writes.map((w) => w.content),
-        writes.map((w) => w.contentHash),
+        uuidArrayParam(writes.map((w) => w.id)),
+        textArrayParam(writes.map((w) => w.path)),
+        textArrayParam(writes.map((w) => w.pathKey)),
+        textArrayParam(writes.map((w) => w.content)),
+        textArrayParam(writes.map((w) => w.contentHash)),
         writes.map((w) => w.size),
-        writes.map((w) => w.title),
-        derived.map((d) => d.searchText),
+        textArrayParam(writes.map((w) => w.title)),
+        textArrayParam(derived.map((d) => d.searchText)),
         derived.map((d) => JSON.stringify(d.tagKeys)),
       ],
     };
@@ -99,15 +99,15 @@ export async function writeNoteChanges(sql: Sql, vaultId: string, changes: NoteC
                 AS l(note_id, ordinal, kind, embed, target, target_name_key, heading, block_id, alias, line)`,
         [
           vaultId,
-          links.map((r) => r.noteId),
+          uuidArrayParam(links.map((r) => r.noteId)),
           links.map((r) => r.ordinal),
-          links.map((r) => r.kind),
+          textArrayParam(links.map((r) => r.kind)),
           links.map((r) => r.embed),
-          links.map((r) => r.target),
-          links.map((r) => r.targetNameKey),
-          links.map((r) => r.heading),
-          links.map((r) => r.blockId),
-          links.map((r) => r.alias),
+          textArrayParam(links.map((r) => r.target)),
+          textArrayParam(links.map((r) => r.targetNameKey)),
+          textArrayParam(links.map((r) => r.heading)),
+          textArrayParam(links.map((r) => r.blockId)),
+          textArrayParam(links.map((r) => r.alias)),
           links.map((r) => r.line),
         ],
       ),

@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/port.ts';
+import { textArrayParam, uuidArrayParam, type Sql } from '../../db/port.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { NewProvenanceEvent } from './contract.ts';
 
@@ -20,18 +20,18 @@ export async function appendEvents(sql: Sql, events: readonly NewProvenanceEvent
                                  path, before_revision, after_revision, idempotency_key, trash_id, details, ord)
       ORDER BY ord`,
     [
-      column(() => newId()),
+      uuidArrayParam(column(() => newId())),
       column((e) => e.mappingId),
       column((e) => e.vaultId),
       column((e) => e.accountId),
-      column((e) => e.credentialKind),
+      textArrayParam(column((e) => e.credentialKind)),
       column((e) => e.credentialId ?? null),
-      column((e) => e.client ?? null),
-      column((e) => e.kind),
-      column((e) => e.path ?? null),
-      column((e) => e.beforeRevision ?? null),
-      column((e) => e.afterRevision ?? null),
-      column((e) => e.idempotencyKey ?? null),
+      textArrayParam(column((e) => e.client ?? null)),
+      textArrayParam(column((e) => e.kind)),
+      textArrayParam(column((e) => e.path ?? null)),
+      textArrayParam(column((e) => e.beforeRevision ?? null)),
+      textArrayParam(column((e) => e.afterRevision ?? null)),
+      textArrayParam(column((e) => e.idempotencyKey ?? null)),
       column((e) => e.trashId ?? null),
       column((e) => JSON.stringify(e.details ?? {})),
     ],
