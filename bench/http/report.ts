@@ -191,10 +191,11 @@ function interpretation(engine: EngineResult, connections: number): string[] {
       `${TRANSACTION_ACTIONS} notes of about 2 KB, ${TRANSACTION_ACTIONS} diffs and a larger answer, all on the request thread.`,
     '',
     `An applied ${TRANSACTION_ACTIONS}-note transaction answers ${rate(apply)} requests/s (${count(Math.round(apply.requestsPerSecond * TRANSACTION_ACTIONS))} ` +
-      `notes/s, p99 ${ms(apply.p99Ms)} ms). It runs ${avg(statements(tApply))} statements in ${avg(tApply.transactions)} transaction (the write, which ` +
-      `completes the idempotency key claimed just before it) and costs ${fixed(tApply.databaseMs.operation, 2)} ms of operation SQL at one ` +
-      "client. Every apply locks its vault's row first, so applies to one vault run one at a time whatever the number of connections, and " +
-      `an apply spends ${handler(apply)} in the handler, queued for that lock.`,
+      `notes/s, p99 ${ms(apply.p99Ms)} ms). Alone (one client) it runs ${avg(statements(tApply))} statements in ${avg(tApply.transactions)} transaction, ` +
+      `which claims the idempotency key, writes, and stores the outcome, and costs ${fixed(tApply.databaseMs.operation, 2)} ms of operation SQL. ` +
+      'Applies to one vault take its row lock, so they commit one group at a time; under load, applies that arrive together share one ' +
+      `transaction (docs/architecture.md, "Applied changes share commits"), and an apply spends ${handler(apply)} in the handler, most of it ` +
+      'waiting for its group.',
   ];
   return lines;
 }
