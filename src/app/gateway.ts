@@ -194,7 +194,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
       ...(metrics ? { metrics } : {}),
     }),
   );
-  const maintenance = startMaintenance(services, logger);
+  const maintenance = startMaintenance(services, logger, db);
   let stopRequested = false;
   const reindexing = reindexInBackground(services, logger, () => stopRequested);
   let stopping: Promise<void> | undefined;

@@ -171,7 +171,7 @@ async function handle(pg, message) {
 const DEFAULT_START_PARAMS = /** @type {{ defaultStartParams?: unknown }} */ (/** @type {unknown} */ (PGlite)).defaultStartParams;
 if (!Array.isArray(DEFAULT_START_PARAMS)) throw new Error('PGlite.defaultStartParams is missing: check pglite-worker.js against this PGlite version');
 /** The buffer pool of the embedded database. */
-const SHARED_BUFFERS = '16MB';
+const SHARED_BUFFERS = process.env.KGATE_PGLITE_SHARED_BUFFERS || '16MB';
 
 /** @typedef {{ dataDir?: string, loadDataDir?: ArrayBuffer }} OpenOptions */
 
