@@ -15,20 +15,7 @@ interface KeyRow {
  * when this call owns the key now. One statement, so two racing requests cannot both win.
  */
 export async function claimKey(sql: Sql, claim: IdempotencyClaim, leaseMs: number, retentionMs: number): Promise<boolean> {
-  const rows = await sql.query(
-    `INSERT INTO idempotency_keys (scope, key, operation, fingerprint, state, locked_until, expires_at)
-     VALUES ($1, $2, $3, $4, 'in_flight', now() + make_interval(secs => $5::double precision / 1000),
-             now() + make_interval(secs => $6::double precision / 1000))
-     ON CONFLICT (scope, key) DO UPDATE SET
-       operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint, state = 'in_flight', outcome = NULL,
-       locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = now()
-     WHERE idempotency_keys.expires_at <= now()
-        OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.locked_until <= now()
-            AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-     RETURNING 1`,
-    [claim.scope, claim.key, claim.operation, claim.fingerprint, leaseMs, retentionMs],
-  );
-  return rows.length === 1;
+  return (await claimKeys(sql, [claim], leaseMs, retentionMs)).size === 1;
 }
 
 /**

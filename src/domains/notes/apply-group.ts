@@ -45,13 +45,12 @@ function eventDetails(effect: NonNullable<PlannedAction['effect']>): Record<stri
   return effect.kind === 'write' && effect.before && effect.before.path !== effect.write.path ? { previousPath: effect.before.path } : {};
 }
 
-/** What one accepted member changes: its plan, and for its events, the mapping, actor and key. */
+/** A member whose caller may change the mapping's notes: its place in the group, and for its events, mapping and key. */
 interface Accepted {
   index: number;
   prepared: PreparedTransaction;
   mapping: HostedMapping;
   key: string;
-  planned?: readonly PlannedAction[];
 }
 
 function eventsOf(member: Accepted & { planned: readonly PlannedAction[] }): NewProvenanceEvent[] {
