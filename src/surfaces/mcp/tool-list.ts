@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IdempotencyKeySchema } from '../../domains/idempotency/index.ts';
 import type { AnyOperation, McpBinding } from '../operations/operation.ts';
+import { publishedJsonSchema } from '../operations/json-schema.ts';
 import { OPERATIONS } from '../operations/table.ts';
 import { PreserializedResult } from './json-rpc.ts';
 
@@ -28,11 +29,7 @@ export function toolArguments(operation: ToolOperation): z.ZodObject {
   return operation.input.extend({ idempotencyKey: key === 'required' ? IdempotencyKeyArgument : IdempotencyKeyArgument.optional() });
 }
 
-function jsonSchema(type: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const schema = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return schema;
-}
+const jsonSchema = publishedJsonSchema;
 
 /** The structuredContent of a tool failure: the stable code REST answers with, a message, and details. */
 const ToolErrorSchema = z.object({

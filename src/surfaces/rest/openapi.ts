@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../../kernel/error-codes.ts';
 import { HTTP_STATUS } from '../http/problem.ts';
 import type { AnyOperation } from '../operations/operation.ts';
+import { publishedJsonSchema, type JsonSchema } from '../operations/json-schema.ts';
 import { MAPPING_HEADER } from './bind.ts';
 import type { RestRoute } from './routes.ts';
 
-type JsonSchema = Record<string, unknown>;
 
 /** Errors every authenticated operation can answer, besides its own. */
 const COMMON_ERRORS: readonly ErrorCode[] = [
@@ -18,11 +18,7 @@ const COMMON_ERRORS: readonly ErrorCode[] = [
   'internal',
 ];
 
-function schemaOf(type: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const schema = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as JsonSchema;
-  delete schema.$schema;
-  return schema;
-}
+const schemaOf = publishedJsonSchema;
 
 function fieldSchema(operation: AnyOperation, field: string): JsonSchema {
   const shape = operation.input.shape as Record<string, z.ZodType>;
