@@ -12,6 +12,7 @@ import * as trash from './trash-store.ts';
 import { writeNoteChanges, type NoteChanges } from './change-store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
 import type { NoteWriteDeps } from './write-deps.ts';
+import { changedBy } from './changed-by.ts';
 
 /**
  * An applied transaction made ready outside any database transaction: its actions canonical, and each written
@@ -60,12 +61,7 @@ function eventsOf(member: Accepted & { planned: readonly PlannedAction[] }): New
     if (!effect) return [];
     return [
       {
-        mappingId: mapping.id,
-        vaultId: mapping.vaultId,
-        accountId: actor.accountId,
-        credentialKind: actor.credentialKind,
-        credentialId: actor.credentialId,
-        client: actor.client,
+        ...changedBy(actor, mapping),
         kind: eventKind(effect),
         path: effect.kind === 'move' ? effect.write.path : result.path,
         beforeRevision: result.beforeRevision,

@@ -17,6 +17,7 @@ import { applyTransactions, type PreparedTransaction } from './apply-group.ts';
 import type { GroupRunner, SharedWork } from '../idempotency/index.ts';
 import { createOrAppend, type CreateOrAppendInput } from './append.ts';
 import { noteTitle } from './title.ts';
+import { changedBy } from './changed-by.ts';
 import { deriveNoteIndex } from './note-index.ts';
 import { SHORT_SLICE_MS, Slices } from '../../kernel/slices.ts';
 
@@ -184,12 +185,7 @@ export function createNotesService(db: Database, vaults: VaultsService, options:
         else result.created += 1;
         writes.push(write);
         events.push({
-          mappingId: mapping.id,
-          vaultId: mapping.vaultId,
-          accountId: actor.accountId,
-          credentialKind: actor.credentialKind,
-          credentialId: actor.credentialId,
-          client: actor.client,
+          ...changedBy(actor, mapping),
           kind: before ? 'note.updated' : 'note.created',
           path: write.path,
           beforeRevision: before?.contentHash ?? null,
