@@ -49,8 +49,28 @@ export interface Database extends Sql {
   close(): Promise<void>;
 }
 
-/** PostgreSQL's type id of `text`, the element type of a `text[]` in binary form. */
+/** PostgreSQL's type ids of the element types below. */
 const TEXT_OID = 25;
+const UUID_OID = 2950;
+
+/**
+ * A one-dimensional array in PostgreSQL's binary format, with room for `bodyBytes` of elements after its header
+ * (returned as `at`); no dimensions at all when it has no elements, which is how the format writes `{}`.
+ */
+function binaryArray(elementType: number, count: number, hasNulls: boolean, bodyBytes: number): { out: Buffer; at: number } {
+  if (count === 0) {
+    const empty = Buffer.alloc(12);
+    empty.writeInt32BE(elementType, 8);
+    return { out: empty, at: 12 };
+  }
+  const out = Buffer.allocUnsafe(20 + bodyBytes);
+  out.writeInt32BE(1, 0); // dimensions
+  out.writeInt32BE(hasNulls ? 1 : 0, 4);
+  out.writeInt32BE(elementType, 8);
+  out.writeInt32BE(count, 12);
+  out.writeInt32BE(1, 16); // lower bound
+  return { out, at: 20 };
+}
 
 /**
  * A `text[]` parameter in PostgreSQL's binary format: a header, then each element's byte length and UTF-8 bytes.
@@ -61,53 +81,29 @@ const TEXT_OID = 25;
  * Use it where the statement names the parameter's type (`$n::text[]`).
  */
 export function textArrayParam(values: readonly (string | null)[]): Buffer {
-  if (values.length === 0) {
-    // No dimensions: the empty array.
-    const empty = Buffer.alloc(12);
-    empty.writeInt32BE(TEXT_OID, 8);
-    return empty;
-  }
   const lengths = values.map((value) => (value === null ? -1 : Buffer.byteLength(value, 'utf8')));
-  const size = 20 + 4 * values.length + lengths.reduce((sum, length) => sum + Math.max(0, length), 0);
-  const out = Buffer.allocUnsafe(size);
-  out.writeInt32BE(1, 0); // dimensions
-  out.writeInt32BE(lengths.includes(-1) ? 1 : 0, 4); // has nulls
-  out.writeInt32BE(TEXT_OID, 8);
-  out.writeInt32BE(values.length, 12);
-  out.writeInt32BE(1, 16); // lower bound
-  let at = 20;
+  const body = 4 * values.length + lengths.reduce((sum, length) => sum + Math.max(0, length), 0);
+  const array = binaryArray(TEXT_OID, values.length, lengths.includes(-1), body);
+  let at = array.at;
   for (const [k, value] of values.entries()) {
     const length = lengths[k]!;
-    out.writeInt32BE(length, at);
+    array.out.writeInt32BE(length, at);
     at += 4;
-    if (value !== null && length > 0) at += out.write(value, at, length, 'utf8');
+    if (value !== null && length > 0) at += array.out.write(value, at, length, 'utf8');
   }
-  return out;
+  return array.out;
 }
-
-/** PostgreSQL's type id of `uuid`. */
-const UUID_OID = 2950;
 
 /** A `uuid[]` parameter in PostgreSQL's binary format (see textArrayParam): 16 bytes an element. No nulls. */
 export function uuidArrayParam(values: readonly string[]): Buffer {
-  if (values.length === 0) {
-    const empty = Buffer.alloc(12);
-    empty.writeInt32BE(UUID_OID, 8);
-    return empty;
-  }
-  const out = Buffer.allocUnsafe(20 + 20 * values.length);
-  out.writeInt32BE(1, 0);
-  out.writeInt32BE(0, 4);
-  out.writeInt32BE(UUID_OID, 8);
-  out.writeInt32BE(values.length, 12);
-  out.writeInt32BE(1, 16);
-  let at = 20;
+  const array = binaryArray(UUID_OID, values.length, false, 20 * values.length);
+  let at = array.at;
   for (const value of values) {
     const hex = value.replaceAll('-', '');
-    if (hex.length !== 32 || !/^[0-9a-f]{32}$/i.test(hex)) throw new TypeError(`not a UUID: ${value}`);
-    out.writeInt32BE(16, at);
-    out.write(hex, at + 4, 16, 'hex');
+    if (!/^[0-9a-f]{32}$/i.test(hex)) throw new TypeError(`not a UUID: ${value}`);
+    array.out.writeInt32BE(16, at);
+    array.out.write(hex, at + 4, 16, 'hex');
     at += 20;
   }
-  return out;
+  return array.out;
 }

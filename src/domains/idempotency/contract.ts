@@ -81,7 +81,7 @@ export type GroupRunner<P, R> = (sql: Sql, members: ReadonlyArray<SharedMember<P
 
 /**
  * Applied work that may share one database transaction, and so one commit, with concurrent work of the same lane:
- * group commit (docs/architecture.md, "Applies share commits"). Each member keeps its own key, outcome, answer and
+ * group commit (docs/architecture.md, "Applied changes share commits"). Each member keeps its own key, outcome, answer and
  * provenance; what they share is the transaction, its locks and its multi-row statements.
  */
 export interface SharedWork<P, R, T> {

@@ -3,4 +3,5 @@ export { IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_RETENTION_MS, IdempotencyKeySchema } 
 export type { BeginResult, GroupHooks, GroupRunner, IdempotencyClaim, IdempotentCommit, IdempotentOutcome, Settled, SharedMember, SharedWork, StoredOutcome } from './contract.ts';
 export { requestFingerprint } from './fingerprint.ts';
 export { claimOf, createIdempotencyService } from './service.ts';
+export { runGroupOfOne } from './shared-commits.ts';
 export type { IdempotencyService, IdempotentRequest } from './service.ts';

@@ -6,8 +6,10 @@ import {
   type BeginResult,
   type IdempotencyClaim,
   type IdempotentCommit,
+  type GroupRunner,
   type IdempotentOutcome,
   type Settled,
+  type SharedMember,
   type SharedWork,
 } from './contract.ts';
 import { isRetryable, storedError } from './outcomes.ts';
@@ -84,7 +86,23 @@ function inTurns(tasks: Array<() => void>): void {
   next();
 }
 
-const claimId = (claim: IdempotencyClaim) => `${claim.scope}\u0000${claim.key}`;
+const claimId = (claim: IdempotencyClaim) => store.keyId(claim.scope, claim.key);
+
+/**
+ * Runs `runGroup` for one member that runs whatever happens (its key is claimed already, or it has none of its own),
+ * in `sql`: its outcome, undefined if the runner never settled it. The path of a member that runs alone.
+ */
+export async function runGroupOfOne<P, R>(runGroup: GroupRunner<P, R>, sql: Sql, member: SharedMember<P>): Promise<Settled<R> | undefined> {
+  let outcome: Settled<R> | undefined;
+  await runGroup(sql, [member], {
+    admitted: Promise.resolve([true]),
+    settle: (outcomes) => {
+      outcome = outcomes[0];
+      return Promise.resolve();
+    },
+  });
+  return outcome;
+}
 
 function answer(work: AnyWork, settled: Settled<unknown> | undefined): unknown {
   if (!settled) throw new Error('the group runner answered fewer members than it was given');
@@ -102,17 +120,8 @@ export function createSharedCommits(db: Database, solo: SoloPath): SharedCommits
   const lanes = new Map<AnyWork['runGroup'], Map<string, Waiting[]>>();
 
   /** Runs one member by itself in `commit`'s transaction (its key is claimed already): the answer, or its refusal thrown. */
-  async function runOne(waiting: Waiting, commit: IdempotentCommit): Promise<unknown> {
-    let outcome: Settled<unknown> | undefined;
-    await waiting.work.runGroup(commit.sql, [{ payload: waiting.work.payload, key: commit.key }], {
-      admitted: Promise.resolve([true]),
-      settle: (outcomes) => {
-        outcome = outcomes[0];
-        return Promise.resolve();
-      },
-    });
-    return answer(waiting.work, outcome);
-  }
+  const runOne = async (waiting: Waiting, commit: IdempotentCommit): Promise<unknown> =>
+    answer(waiting.work, await runGroupOfOne(waiting.work.runGroup, commit.sql, { payload: waiting.work.payload, key: commit.key }));
 
   /** The usual path of `IdempotencyService.run`: claim (or replay, or refuse), then run alone. */
   async function usual(waiting: Waiting): Promise<IdempotentOutcome<unknown>> {

@@ -18,9 +18,14 @@ export async function claimKey(sql: Sql, claim: IdempotencyClaim, leaseMs: numbe
   return (await claimKeys(sql, [claim], leaseMs, retentionMs)).size === 1;
 }
 
+/** One string for a key in its scope, as `claimKeys` answers them. */
+export function keyId(scope: string, key: string): string {
+  return `${scope}\u0000${key}`;
+}
+
 /**
  * Claims several keys in one statement, as `claimKey` claims one, in the order given (callers sort them, so that two
- * such statements never wait for each other in a circle); returns the claimed ones as `scope` NUL `key`. No key may
+ * such statements never wait for each other in a circle); returns the claimed ones as `keyId`s. No key may
  * appear twice.
  */
 export async function claimKeys(sql: Sql, claims: readonly IdempotencyClaim[], leaseMs: number, retentionMs: number): Promise<Set<string>> {
@@ -47,7 +52,7 @@ export async function claimKeys(sql: Sql, claims: readonly IdempotencyClaim[], l
       retentionMs,
     ],
   );
-  return new Set(rows.map((row) => `${row.scope}\u0000${row.key}`));
+  return new Set(rows.map((row) => keyId(row.scope, row.key)));
 }
 
 /** Reads the row of a key that someone else holds. */
@@ -62,10 +67,7 @@ export async function findKey(sql: Sql, scope: string, key: string): Promise<Key
 
 /** Stores the outcome of a claimed key and marks it completed. */
 export async function completeKey(sql: Sql, scope: string, key: string, outcome: StoredOutcome): Promise<void> {
-  await sql.query(
-    `UPDATE idempotency_keys SET state = 'completed', outcome = $3 WHERE scope = $1 AND key = $2`,
-    [scope, key, JSON.stringify(outcome)],
-  );
+  await completeKeys(sql, [{ scope, key, outcome }]);
 }
 
 /** Stores the outcomes of several claimed keys in one statement (the members of a shared commit). */
@@ -81,7 +83,7 @@ export async function completeKeys(sql: Sql, entries: ReadonlyArray<{ scope: str
 
 /** Drops a claimed key so that a retry runs again (after a failure that changed nothing and is worth retrying). */
 export async function releaseKey(sql: Sql, scope: string, key: string): Promise<void> {
-  await sql.query("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND state = 'in_flight'", [scope, key]);
+  await releaseKeys(sql, [{ scope, key }]);
 }
 
 /** Drops several claimed keys in one statement (see releaseKey). */
@@ -90,7 +92,7 @@ export async function releaseKeys(sql: Sql, entries: ReadonlyArray<{ scope: stri
   await sql.query(
     `DELETE FROM idempotency_keys k USING unnest($1::text[], $2::text[]) AS r(scope, key)
       WHERE k.scope = r.scope AND k.key = r.key AND k.state = 'in_flight'`,
-    [entries.map((e) => e.scope), entries.map((e) => e.key)],
+    [textArrayParam(entries.map((e) => e.scope)), textArrayParam(entries.map((e) => e.key))],
   );
 }
 

@@ -1,7 +1,7 @@
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
-import type { IdempotentCommit, Settled } from '../idempotency/index.ts';
+import { runGroupOfOne, type IdempotentCommit } from '../idempotency/index.ts';
 import type { NoteChangeCapability } from '../vaults/index.ts';
 import type { NoteWriteDeps } from './write-deps.ts';
 import { applyTransactions, type PreparedTransaction } from './apply-group.ts';
@@ -121,14 +121,7 @@ export async function runTransaction(deps: NoteWriteDeps, input: TransactionInpu
   }
   const prepared = prepareTransaction(input);
   if (!input.commit) throw new KgateError('idempotency_key_required', 'Applying a change needs an idempotency key.');
-  let settled: Settled<TransactionResult> | undefined;
-  await applyTransactions(deps, input.commit.sql, [{ payload: prepared, key: input.commit.key }], {
-    admitted: Promise.resolve([true]),
-    settle: (outcomes) => {
-      settled = outcomes[0];
-      return Promise.resolve();
-    },
-  });
+  const settled = await runGroupOfOne(applyTransactions.bind(null, deps), input.commit.sql, { payload: prepared, key: input.commit.key });
   if (!settled) throw new Error('an applied transaction ended without an outcome');
   if (!settled.ok) throw settled.error;
   return settled.value;
