@@ -68,7 +68,7 @@ export interface EngineResult {
  * two hello-world runs and compared with their mean, so that a shared machine's drift over the minutes of the
  * benchmark does not decide a share: the first hello-world row alone would set every share.
  */
-export const PAIRED_ROWS: ReadonlySet<Scenario['key']> = new Set(['read', 'readMany', 'search', 'searchVaried', 'toolsList', 'noteContent']);
+export const PAIRED_ROWS: ReadonlySet<Scenario['key']> = new Set(['read', 'readMany', 'search', 'searchVaried', 'toolsList', 'toolsListIdentity', 'noteContent']);
 
 /** The whole benchmark's result. */
 export interface HttpThroughputResult {

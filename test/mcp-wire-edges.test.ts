@@ -3,6 +3,8 @@
  * where the request is refused at the protocol level, that nothing was consumed: bodies that are not UTF-8, batch
  * bounds, tool names that are not strings, idempotency keys, and the newest-first event feed.
  */
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH_MESSAGES } from '../src/surfaces/mcp/messages.ts';
 import { createOwner } from './support/fixtures.ts';
@@ -136,6 +138,61 @@ describe('MCP wire edges', () => {
       expect(latest.data).toMatchObject({ truncated: true, nextSince: latest.data.events[0].seq, nextBefore: latest.data.events[1].seq });
       const older = await call('get_knowledge_events', { mappingId, order: 'desc', limit: 2, before: latest.data.nextBefore });
       expect(older.data.events[0].path).toBe('feed/one.md');
+    });
+  });
+  describe('tools/list in gzip', () => {
+    /** A raw POST of tools/list, with its undecoded body: fetch would decode gzip out of sight. */
+    function rawToolsList(acceptEncoding: string | undefined, id: unknown = 5): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+      return new Promise((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' });
+        const headers: Record<string, string> = {
+          authorization: `Bearer ${suite.owner.token}`,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2025-11-25',
+          ...(acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }),
+        };
+        const req = request(`${suite.gateway.url}/api/mcp`, { method: 'POST', headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    }
+
+    it('is compressed for a client that accepts gzip, to exactly the bytes a client without it receives', async () => {
+      const plain = await rawToolsList(undefined);
+      expect(plain.status).toBe(200);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.headers.vary).toBe('Accept-Encoding');
+      const gzipped = await rawToolsList('gzip, deflate, br');
+      expect(gzipped.status).toBe(200);
+      expect(gzipped.headers['content-encoding']).toBe('gzip');
+      expect(gzipped.headers.vary).toBe('Accept-Encoding');
+      expect(Number(gzipped.headers['content-length'])).toBe(gzipped.body.length);
+      expect(gzipped.body.length).toBeLessThan(plain.body.length / 4);
+      expect(gunzipSync(gzipped.body).equals(plain.body)).toBe(true);
+      const reply = JSON.parse(plain.body.toString('utf8')) as { result: { tools: Array<{ name: string }> } };
+      expect(reply).toMatchObject({ jsonrpc: '2.0', id: 5 });
+      expect(reply.result.tools.map((tool) => tool.name)).toContain('get_note_content');
+    });
+
+    it('carries each request id, and is refused by gzip;q=0', async () => {
+      const id = 'ünï "quoted" id';
+      const gzipped = await rawToolsList('gzip', id);
+      expect(JSON.parse(gunzipSync(gzipped.body).toString('utf8')).id).toBe(id);
+      const refused = await rawToolsList('gzip;q=0, identity');
+      expect(refused.headers['content-encoding']).toBeUndefined();
+      expect(JSON.parse(refused.body.toString('utf8')).result.tools.length).toBeGreaterThan(0);
+    });
+
+    it('is not used for other replies, which do not vary', async () => {
+      const reply = await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'accept-encoding': 'gzip' });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('content-encoding')).toBeNull();
+      expect(reply.headers.get('vary')).toBeNull();
     });
   });
 });

@@ -6,6 +6,7 @@ import type { Measurement } from './load.ts';
 import type { RoundTrips } from './round-trips.ts';
 import { BIG_BATCH_ENTRIES } from './big-batch.ts';
 import { READ_NOTE_PATH, SEARCH_QUERY, TRANSACTION_ACTIONS, type Scenario } from './scenarios.ts';
+import { toolListSizes } from './tool-list-sizes.ts';
 
 const ROUTE_NAMES: Record<Scenario['key'], string> = {
   hello: 'hello-world: `GET /healthz`',
@@ -13,7 +14,8 @@ const ROUTE_NAMES: Record<Scenario['key'], string> = {
   readMany: 'read a note, one account per connection: the same route',
   search: `search: \`GET /api/dev/search\` (\`${SEARCH_QUERY}\`)`,
   searchVaried: 'search, a new query each time: the same route',
-  toolsList: 'MCP `tools/list`: `POST /api/mcp`',
+  toolsList: 'MCP `tools/list`, gzip as clients ask: `POST /api/mcp`',
+  toolsListIdentity: 'MCP `tools/list`, no Accept-Encoding: the same route',
   noteContent: 'MCP `get_note_content`, the same note: `POST /api/mcp`',
   preview: `transaction preview: \`POST /api/dev/transactions\`, ${TRANSACTION_ACTIONS} updates, dryRun true`,
   apply: `transaction applied: \`POST /api/dev/transactions\`, ${TRANSACTION_ACTIONS} new notes, dryRun false`,
@@ -144,6 +146,21 @@ const READ_TARGETS: ReadonlyArray<{ key: Scenario['key']; share: number }> = [
 const READ_P99_TARGET_MS = 25;
 const NEWCOMER_TARGET_MS = 100;
 
+/** What `tools/list` reaches for a client that does not accept gzip. */
+function identityNote(engine: EngineResult): string {
+  const plain = find(engine, 'toolsListIdentity');
+  const { json, gzip } = toolListSizes();
+  return (
+    `Without Accept-Encoding, \`tools/list\` sends its ${kb(json)} KB uncompressed instead of ${kb(gzip)} KB and reaches ` +
+    `${share(plain.requestsPerSecond, baselineOf(engine, plain))} (p99 ${ms(plain.p99Ms)} ms).`
+  );
+}
+
+/** Kilobytes with one decimal. */
+function kb(bytes: number): string {
+  return fixed(bytes / 1024, 1);
+}
+
 /** Sentences read off the numbers of one engine. */
 function interpretation(engine: EngineResult, connections: number): string[] {
   const hello = find(engine, 'hello');
@@ -177,7 +194,7 @@ function interpretation(engine: EngineResult, connections: number): string[] {
       `usage counters) the same read answers ${rate(readMany)} requests/s.`,
     '',
     `Against the targets of issue 13 (35% of hello-world for reads and search, 60% for \`tools/list\`, p99 under ${READ_P99_TARGET_MS} ms): ` +
-      `${targets.join('; ')}. The request thread is the limit now (kgate at ${cores(read.cpu.serverCores)} cores during reads), so a new ` +
+      `${targets.join('; ')}. ${identityNote(engine)} The request thread is the limit now (kgate at ${cores(read.cpu.serverCores)} cores during reads), so a new ` +
       `connection's \`GET /healthz\` waits its turn behind the 50 busy connections: the worst wait was ${ms(newcomerWorst.newConnectionMs.max)} ms ` +
       `(${ROUTE_NAMES[newcomerWorst.key].split(':')[0]})${newcomerWorst.newConnectionMs.max < NEWCOMER_TARGET_MS ? '' : `, above the ${NEWCOMER_TARGET_MS} ms target`}.`,
     '',
@@ -216,7 +233,10 @@ export function httpThroughputReport(result: HttpThroughputResult): BenchmarkRep
       `\`${SEARCH_QUERY}\` over the demo vault, the first page of ranked hits with snippets; repeated, it is answered from the page cache ` +
       '(the same request at the same content version). The varied search asks a new pair of frequent words with a new limit each time ' +
       '(no repeat within the run), so every answer is ranked and cut from the index. ' +
-      `\`tools/list\`: kgate's whole tool list. Preview: ${TRANSACTION_ACTIONS} write-note actions updating ${TRANSACTION_ACTIONS} synthetic notes of about ` +
+      `\`tools/list\`: kgate's whole tool list, ${kb(toolListSizes().json)} KB of JSON; measured with \`Accept-Encoding: gzip, deflate\`, as MCP ` +
+      `clients send it (the TypeScript SDK through Node's fetch, the Python SDK through httpx), it is answered with ${kb(toolListSizes().gzip)} KB ` +
+      'of gzip compressed once at start (docs/mcp.md), and measured again without the header. ' +
+      `Preview: ${TRANSACTION_ACTIONS} write-note actions updating ${TRANSACTION_ACTIONS} synthetic notes of about ` +
       '2 KB (one line changed, one paragraph added) with their current hashes: full validation, one hash lookup, ten diffs. Applied: ' +
       `${TRANSACTION_ACTIONS} new synthetic notes under a folder of their own per request, each request with a unique Idempotency-Key. ` +
       `The read with one account per connection sends the same request for ${connections} accounts: the bootstrapped owner and ${connections - 1} ` +

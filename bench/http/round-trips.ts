@@ -140,7 +140,7 @@ export async function measureRoundTrips(
         const response = await fetch(`${gateway.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
         const text = await response.text();
         const ms = performance.now() - started;
-        if (response.status !== 200 || !scenario.verify(text)) {
+        if (response.status !== 200 || !(scenario.verifyDecoded ?? scenario.verify)(text)) {
           throw new Error(`${scenario.label}: unexpected answer ${response.status} ${text.slice(0, 300)}`);
         }
         return ms;

@@ -7,7 +7,9 @@
  * - read, many accounts: the same request, but each connection speaks for an account of its own (own token, own
  *   demo vault), so that requests do not share an account's usage counters.
  * - search: `GET /api/dev/search?mappingId=...&query=offline sync`, ranked hits with snippets over the demo vault.
- * - MCP `tools/list` and MCP `tools/call` of `get_note_content` (the read's note), on `POST /api/mcp`.
+ * - MCP `tools/list` and MCP `tools/call` of `get_note_content` (the read's note), on `POST /api/mcp`. `tools/list`
+ *   is measured twice: with `Accept-Encoding: gzip, deflate`, as MCP clients send it (the TypeScript SDK through
+ *   Node's fetch, the Python SDK through httpx), and without it, as autocannon sends by default.
  * - preview: `POST /api/dev/transactions` with dryRun true: 10 write-note actions that update 10 existing notes
  *   (about 2 KB each) with their current hashes, so every request validates, looks up 10 hashes and diffs 10 notes.
  * - apply: the same route with dryRun false: 10 new notes under a folder of their own per request, and a unique
@@ -17,6 +19,14 @@ import type autocannon from 'autocannon';
 import { mcpHeaders, toolsCallBody, TOOLS_LIST_BODY, verifyNoteContent, verifyToolsList } from '../mcp/requests.ts';
 import { generateSyntheticVault } from '../vault-generator.ts';
 
+/** The Accept-Encoding Node's fetch sends on plain HTTP, and so the MCP TypeScript SDK's client; httpx sends it too. */
+export const CLIENT_ACCEPT_ENCODING = 'gzip, deflate';
+
+/** A gzip body as autocannon hands it over, decoded as UTF-8: the magic bytes 1f 8b (invalid UTF-8) and method 8. */
+function isGzipText(body: string): boolean {
+  return body.startsWith('\x1f\ufffd\b');
+}
+
 /** The notes a benchmark run writes before measuring, to preview updates of. */
 export interface SeedNote {
   path: string;
@@ -25,7 +35,7 @@ export interface SeedNote {
 
 /** One measured request kind. */
 export interface Scenario {
-  key: 'hello' | 'read' | 'readMany' | 'search' | 'searchVaried' | 'toolsList' | 'noteContent' | 'preview' | 'apply';
+  key: 'hello' | 'read' | 'readMany' | 'search' | 'searchVaried' | 'toolsList' | 'toolsListIdentity' | 'noteContent' | 'preview' | 'apply';
   /** How the table names it. */
   label: string;
   /** The request: one fixed request (method, path, headers, body), or autocannon `requests` built per request. */
@@ -40,6 +50,12 @@ export interface Scenario {
   };
   /** True when a response body is the expected answer. */
   verify(body: string): boolean;
+  /**
+   * The check of a body that fetch has decoded, where it differs from {@link verify}: a gzip body reaches autocannon
+   * undecoded (and decoded as UTF-8, which mangles it), so under load only its gzip header can be checked, while the
+   * one-client round trips (`round-trips.ts`) receive it decoded by fetch and check all of it.
+   */
+  verifyDecoded?(body: string): boolean;
   /** Applied writes: how many distinct requests have been built so far (sent, or about to be). */
   built?: () => number;
 }
@@ -197,7 +213,14 @@ export function scenarios(target: Target): Scenario[] {
     },
     {
       key: 'toolsList',
-      label: 'POST /api/mcp tools/list',
+      label: 'POST /api/mcp tools/list, Accept-Encoding: gzip, deflate',
+      options: { method: 'POST', path: '/api/mcp', headers: { ...mcpHeaders(target.token), 'accept-encoding': CLIENT_ACCEPT_ENCODING }, body: TOOLS_LIST_BODY },
+      verify: isGzipText,
+      verifyDecoded: verifyToolsList,
+    },
+    {
+      key: 'toolsListIdentity',
+      label: 'POST /api/mcp tools/list, no Accept-Encoding',
       options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(target.token), body: TOOLS_LIST_BODY },
       verify: verifyToolsList,
     },

@@ -16,7 +16,7 @@ describe('a tool result', () => {
     // Spliced into a reply, as bytes or as text, it reads as the plain result would.
     const reply = { jsonrpc: '2.0' as const, id: 7, result: first };
     expect(JSON.parse(serializeReply(reply))).toEqual({ jsonrpc: '2.0', id: 7, result: plain });
-    expect(JSON.parse(Buffer.concat(replyBody(reply) as Buffer[]).toString())).toEqual({ jsonrpc: '2.0', id: 7, result: plain });
+    expect(JSON.parse(Buffer.concat(replyBody(reply).body as Buffer[]).toString())).toEqual({ jsonrpc: '2.0', id: 7, result: plain });
   });
 
   it('of an output that is not frozen is built anew each time', () => {

@@ -4,6 +4,7 @@ import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { Logger } from '../../logger.ts';
 import type { Metrics } from '../../metrics.ts';
 import { bearerChallenge } from '../http/auth.ts';
+import { acceptsGzip } from '../http/gzip-prefix.ts';
 import { type NodeHandler, logRequest, requestIdOf, send } from '../http/node-exchange.ts';
 import { HTTP_STATUS } from '../http/problem.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
@@ -81,7 +82,10 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     if (refused) return { ...reply(refused.status, refused.reply, refused.headers), principal };
     const answers = await answerMessages(read.messages, read.batch, { pipeline: deps.pipeline, principal, tools, serverVersion: deps.version, resourceMetadata });
     if (answers.replies.length === 0) return { status: 202, principal };
-    const body = read.batch ? `[${answers.replies.map(serializeReply).join(',')}]` : replyBody(answers.replies[0]!);
+    if (read.batch) return { status: answers.status, headers: answers.headers, body: `[${answers.replies.map(serializeReply).join(',')}]`, principal };
+    const { body, encoding, varies } = replyBody(answers.replies[0]!, () => acceptsGzip(req));
+    if (varies) answers.headers.Vary = 'Accept-Encoding';
+    if (encoding) answers.headers['Content-Encoding'] = encoding;
     return { status: answers.status, headers: answers.headers, body, principal };
   }
 
