@@ -195,23 +195,6 @@ export function scenarios(target: Target): Scenario[] {
       verify: (body) => body.startsWith('{"results":[{') && body.includes(`"path":${JSON.stringify(READ_NOTE_PATH)}`) && body.includes('"snippet":'),
     },
     {
-      key: 'searchVaried',
-      label: 'GET /api/dev/search (a new query each time)',
-      options: {
-        path: '/api/dev/search',
-        requests: [
-          {
-            method: 'GET',
-            setupRequest(request) {
-              const { query, limit } = variedSearch(searched++);
-              return { ...request, path: `/api/dev/search?mappingId=${target.mappingId}&query=${encodeURIComponent(query)}&limit=${limit}`, headers: auth };
-            },
-          },
-        ],
-      },
-      verify: (body) => body.startsWith('{"results":['),
-    },
-    {
       key: 'toolsList',
       label: 'POST /api/mcp tools/list, Accept-Encoding: gzip, deflate',
       options: { method: 'POST', path: '/api/mcp', headers: { ...mcpHeaders(target.token), 'accept-encoding': CLIENT_ACCEPT_ENCODING }, body: TOOLS_LIST_BODY },
@@ -234,6 +217,27 @@ export function scenarios(target: Target): Scenario[] {
         body: toolsCallBody('get_note_content', { mappingId: target.mappingId, path: READ_NOTE_PATH }),
       },
       verify: verifyNoteContent,
+    },
+    // Last of the read rows: search rows leave garbage that the server is still collecting when the next row
+    // starts. On PGlite on 2026-11-25, hello-world measured right after the two search rows ran at 32,140 and 38,157
+    // requests/s against about 44,000 elsewhere in the run, and the row after them paid the same way. A new query
+    // each time leaves the most (a new page in the search cache per request), so it runs after the other reads.
+    {
+      key: 'searchVaried',
+      label: 'GET /api/dev/search (a new query each time)',
+      options: {
+        path: '/api/dev/search',
+        requests: [
+          {
+            method: 'GET',
+            setupRequest(request) {
+              const { query, limit } = variedSearch(searched++);
+              return { ...request, path: `/api/dev/search?mappingId=${target.mappingId}&query=${encodeURIComponent(query)}&limit=${limit}`, headers: auth };
+            },
+          },
+        ],
+      },
+      verify: (body) => body.startsWith('{"results":['),
     },
     {
       key: 'preview',
