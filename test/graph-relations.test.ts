@@ -60,7 +60,7 @@ describe('link relations over REST and MCP', () => {
         'Reference/Roadmap.md',
       ]);
       expect(project.body.outgoing).toContainEqual({
-        path: 'Decisions/ADR-002 SQLite with Custom Sync.md', kind: 'wikilink', heading: null, blockId: 'conflict-rule', alias: 'conflict rule', line: 24,
+        path: 'Decisions/ADR-002 SQLite with Custom Sync.md', target: 'ADR-002 SQLite with Custom Sync', kind: 'wikilink', heading: null, blockId: 'conflict-rule', alias: 'conflict rule', line: 24,
       });
       expect(project.body.unresolved).toEqual([
         { target: 'Vendor Contract 2027', kind: 'wikilink', heading: null, blockId: null, alias: null, line: 29 },

@@ -39,7 +39,7 @@ describe('sign-in, sessions and account pages', () => {
   function expectPageHeaders(response: Response) {
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('referrer-policy')).toBe('same-origin');
@@ -55,7 +55,9 @@ describe('sign-in, sessions and account pages', () => {
     for (const [, id] of body.matchAll(/<input type="(?:text|email|password)" id="([^"]+)"/g)) {
       expect(body).toContain(`<label for="${id}">`);
     }
-    expect(body).not.toContain('<script');
+    // No inline script: the one script element loads the workspace script from our own origin.
+    const scripts = [...body.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)];
+    expect(scripts.map(([, attributes, inline]) => [/ src="\/assets\/workspace-[0-9a-f]{12}\.js"/.test(attributes!), inline])).toEqual([[true, '']]);
   }
 
   it('shows an accessible sign-in form with a double-submit CSRF cookie', async () => {

@@ -21,7 +21,11 @@ const LinkFields = {
 };
 
 /** A link of the note to another existing note (or to itself, as in [[#Heading]]). */
-export const OutgoingLinkSchema = z.object({ path: z.string().describe('The note it resolves to'), ...LinkFields });
+export const OutgoingLinkSchema = z.object({
+  path: z.string().describe('The note it resolves to'),
+  target: z.string().describe('The target as written'),
+  ...LinkFields,
+});
 /** A link of another note that resolves to this note. */
 export const IncomingLinkSchema = z.object({
   sourcePath: z.string().describe('The note that holds the link'),

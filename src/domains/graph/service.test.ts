@@ -74,10 +74,10 @@ describe('the link graph of a hosted vault', () => {
     const line = (text: string) => lineOf(NOTES_MD, text);
     expect(graph.path).toBe('A/Notes.md');
     expect(graph.outgoing).toEqual([
-      { path: 'A/Plan.md', kind: 'wikilink', heading: null, blockId: null, alias: null, line: 2 },
-      { path: 'A/Plan.md', kind: 'wikilink', heading: 'Goals', blockId: null, alias: 'goals', line: 2 },
-      { path: 'A/Plan.md', kind: 'wikilink', heading: null, blockId: 'step-1', alias: null, line: 2 },
-      { path: 'A/Plan.md', kind: 'markdown', heading: null, blockId: null, alias: 'the plan', line: line('[the plan]') },
+      { path: 'A/Plan.md', target: 'Plan', kind: 'wikilink', heading: null, blockId: null, alias: null, line: 2 },
+      { path: 'A/Plan.md', target: 'Plan', kind: 'wikilink', heading: 'Goals', blockId: null, alias: 'goals', line: 2 },
+      { path: 'A/Plan.md', target: 'Plan', kind: 'wikilink', heading: null, blockId: 'step-1', alias: null, line: 2 },
+      { path: 'A/Plan.md', target: 'Plan.md', kind: 'markdown', heading: null, blockId: null, alias: 'the plan', line: line('[the plan]') },
     ]);
     expect(graph.embeds).toEqual([
       { target: 'Plan', resolved: 'A/Plan.md', kind: 'wikilink', heading: null, blockId: null, alias: null, line: 3 },

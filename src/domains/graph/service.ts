@@ -71,7 +71,7 @@ function outgoingOf(links: readonly store.LinkRow[], sourcePath: string, resolve
     }
     if (link.embed) embeds.push({ target: link.target, resolved, ...linkFields(link) });
     else if (resolved === null) unresolved.push({ target: link.target, ...linkFields(link) });
-    else outgoing.push({ path: resolved, ...linkFields(link) });
+    else outgoing.push({ path: resolved, target: link.target, ...linkFields(link) });
   }
   return { outgoing, embeds, unresolved, truncated };
 }

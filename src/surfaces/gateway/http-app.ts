@@ -83,7 +83,7 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
   app.route('/api/account', accountRoutes(pipeline));
   app.route('/api/dev', developerApi({ pipeline, operations: deps.operations ?? OPERATIONS, baseUrl: deps.baseUrl, version: deps.version }));
   app.route('/', oauthRoutes(deps.oauth));
-  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl }));
+  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {

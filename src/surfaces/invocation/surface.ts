@@ -55,3 +55,23 @@ export const ACCOUNT_SURFACE: SurfaceProfile = {
   noteChanges: 'direct',
   words: REST_SURFACE.words,
 };
+
+/**
+ * The workspace pages (docs/workspace.md): a person in their own signed-in browser session. Only the session is
+ * accepted, every plan has it, and it counts no allowance: the allowances meter what clients do on a person's
+ * behalf (spec 8), not the person reading their own notes. The person changes notes directly, as a script does:
+ * the "Allow hosted MCP note changes" switch governs agents, not its owner.
+ */
+export const WORKSPACE_SURFACE: SurfaceProfile = {
+  name: 'workspace',
+  credentials: ['session'],
+  credentialRefusal: 'The workspace needs a signed-in session.',
+  noteChanges: 'direct',
+  words: {
+    call: 'page',
+    input: 'form',
+    root: '(form)',
+    keyField: 'idempotency key',
+    missingKey: 'Applying a change needs the idempotency key of its preview.',
+  },
+};

@@ -16,6 +16,8 @@ export interface OperationServices {
   search: SearchService;
   graph: GraphService;
   vaults: VaultsService;
+  /** Where the workspace is: the public base URL that deep links (`open_app_view`) are made from. */
+  links: { baseUrl: string };
 }
 
 /** Everything an operation runs with besides its input; built by the invocation pipeline, never by a surface. */
@@ -150,8 +152,11 @@ export function appliesChange(operation: AnyOperation, input: Readonly<Record<st
   return operation.idempotency === 'always' || (operation.idempotency === 'when-applying' && input.dryRun === false);
 }
 
-/** The credentials of an account's own clients: personal access tokens and OAuth access tokens. */
-export const ACCOUNT_CREDENTIALS: readonly CredentialKind[] = ['personal_access_token', 'oauth'];
+/**
+ * The credentials of an account's own clients: personal access tokens, OAuth access tokens, and the person's own
+ * signed-in session (the workspace pages). Each surface still accepts only its own kinds of credential.
+ */
+export const ACCOUNT_CREDENTIALS: readonly CredentialKind[] = ['personal_access_token', 'oauth', 'session'];
 
 /** Annotations of a tool that only reads. */
 export const READ_ONLY_TOOL: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -1,3 +1,4 @@
+import { openAppView } from './app-view-operations.ts';
 import { applyNoteDeletions, applyNoteWrites, createOrAppendNote, previewNoteDeletions, previewNoteWrites } from './agent-write-operations.ts';
 import { listEvents } from './event-operations.ts';
 import { queryGraphRelations } from './graph-operations.ts';
@@ -11,10 +12,11 @@ import { listMappings } from './vault-operations.ts';
 /**
  * The operation table: every operation kgate serves, once. The Developer REST API (its routes and OpenAPI document)
  * and the MCP gateway (`tools/list` and `tools/call`) are derived from it, in this order: discovery first, then
- * finding, reading and following links, the provenance feed, changing notes, and knowledge from vault files.
+ * a link to the workspace, finding, reading and following links, the provenance feed, changing notes, and knowledge from vault files.
  */
 export const OPERATIONS: readonly AnyOperation[] = [
   listMappings,
+  openAppView,
   searchNotes,
   listNotes,
   listTrash,

@@ -5,11 +5,17 @@ import type { SessionsService } from '../../domains/sessions/index.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
 import type { VaultsService } from '../../domains/vaults/index.ts';
 import type { HttpEnv } from '../http/context.ts';
+import type { Pipeline } from '../invocation/pipeline.ts';
 import { accountPages } from './account-pages.ts';
 import { consentPages } from './consent-pages.ts';
 import { signInPages } from './signin-pages.ts';
 import { tokenPages } from './token-pages.ts';
+import { eventPages } from './event-pages.ts';
+import { notePages } from './note-pages.ts';
+import { trashPages } from './trash-pages.ts';
 import { vaultPages } from './vault-pages.ts';
+import { workspacePages } from './workspace-pages.ts';
+import { workspaceScript } from './workspace-script.ts';
 
 /** What the server-rendered pages need. */
 export interface WebDependencies {
@@ -20,12 +26,15 @@ export interface WebDependencies {
   tokens: TokensService;
   vaults: VaultsService;
   oauth: OAuthService;
+  /** The invocation pipeline: workspace pages run the same operations as REST and MCP, as the signed-in person. */
+  pipeline: Pipeline;
 }
 
 /**
- * Every server-rendered page: sign-in and sign-out, the OAuth consent page, and the account pages (connected
- * applications, access tokens, vaults). Plain HTML forms, no script. Mounted at `/`; each route is an exact path,
- * and no middleware is registered for `*` (it would run for every other route of the app too).
+ * Every server-rendered page: sign-in and sign-out, the OAuth consent page, the account pages (connected
+ * applications, access tokens, vaults) and the workspace (vaults, notes, events, trash; docs/workspace.md). Plain
+ * HTML forms; one script of our own adds copy buttons and search as you type. Mounted at `/`; each route is an exact
+ * path, and no middleware is registered for `*` (it would run for every other route of the app too).
  */
 export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
@@ -34,5 +43,10 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', accountPages(deps));
   app.route('/', tokenPages(deps));
   app.route('/', vaultPages(deps));
+  app.route('/', workspaceScript());
+  app.route('/', workspacePages(deps));
+  app.route('/', notePages(deps));
+  app.route('/', eventPages(deps));
+  app.route('/', trashPages(deps));
   return app;
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode, RedirectStatusCode } from 'hono/utils/http-status';
 import type { HttpEnv } from '../http/context.ts';
+import { WORKSPACE_SCRIPT_PATH } from './workspace-script.ts';
 
 /**
  * Markup that is safe to insert as is: built only by `html`, which escapes every interpolated value that is not
@@ -44,13 +45,15 @@ export function html(strings: TemplateStringsArray, ...values: readonly HtmlValu
 }
 
 /**
- * Headers of every page and redirect. The CSP allows no script at all (pages need none) and only inline styles;
+ * Headers of every page and redirect. The CSP allows scripts only from our own origin, never inline (the one
+ * workspace script, workspace-script.ts; pages work without it), and only inline styles;
  * framing is refused (clickjacking of the consent page). There is deliberately no `form-action`: Chrome applies it
  * to the redirect that follows the consent form, which goes to the client's redirect URI on another origin.
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   // Not no-referrer: with it Chromium sends `Origin: null` on our own form posts, which the Origin check must refuse.
   // same-origin keeps the URL (an authorization request's query) from every other site, the client's included.
@@ -94,12 +97,26 @@ const STYLE = `
   .notice { border-left: 4px solid #1b6e20; background: #eaf6ea; padding: .5rem 1rem; }
   code.secret { display: block; padding: .5rem; background: #fff; border: 1px solid #999; word-break: break-all; }
   .muted { color: #555; }
+  nav.tabs ul, nav.crumbs ol { display: flex; flex-wrap: wrap; gap: 1rem; list-style: none; padding: 0; margin: 0 0 1rem; }
+  nav.tabs a[aria-current=page] { font-weight: 700; }
+  nav.crumbs li + li::before { content: "/ "; color: #555; }
+  ul.listing { list-style: none; padding: 0; }
+  ul.listing li { padding: .25rem 0; border-bottom: 1px solid #eee; }
+  ol.hits li { margin-bottom: .75rem; }
+  article.note { background: #fff; border: 1px solid #ddd; padding: .5rem 1.25rem; overflow-wrap: anywhere; }
+  article.note pre, pre.diff, pre.outline { overflow-x: auto; background: #f3f3f3; padding: .5rem; }
+  a.unresolved { color: #8a1c1c; }
+  dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+  dt { font-weight: 600; }
+  mark { background: #ffe48a; }
+  a:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
 `;
 
 function shell(page: PageContent): string {
   const nav = page.signedIn
     ? html`<nav aria-label="Account">
           <ul>
+            <li><a href="/workspace">Workspace</a></li>
             <li><a href="/account">Account</a></li>
             <li><a href="/account/connections">Connected applications</a></li>
             <li><a href="/account/tokens">Access tokens</a></li>
@@ -119,6 +136,7 @@ function shell(page: PageContent): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · kgate</title>
 <style>${new SafeHtml(STYLE)}</style>
+<script src="${WORKSPACE_SCRIPT_PATH}" defer></script>
 </head>
 <body>
 <header><strong>kgate</strong>${nav}</header>

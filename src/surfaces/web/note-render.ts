@@ -1,0 +1,143 @@
+import markdownIt, { type Env, type MarkdownIt, type StateInline } from 'markdown-it';
+import sanitizeHtml from 'sanitize-html';
+import { locateFrontmatter, parseFrontmatter } from '../../domains/markdown/index.ts';
+
+/**
+ * Where a WikiLink target (the path part, as written) leads in the workspace: the URL of the note it resolves to,
+ * null when it resolves to nothing, undefined when it is not known (the relations were cut at their limit).
+ */
+export type LinkTargets = (target: string) => string | null | undefined;
+
+/** A note as the workspace shows it: its frontmatter (parsed, or why not) and its body as safe HTML. */
+export interface RenderedNote {
+  frontmatter: Record<string, unknown> | null;
+  frontmatterError?: string;
+  /** Sanitized HTML of the body. */
+  html: string;
+  /** The fenced `canvas` blocks of the body (JSON Canvas documents kept in a note), in note order. */
+  canvases: string[];
+}
+
+/** A WikiLink or embed as the inline rule found it. */
+interface WikiLinkMeta {
+  target: string;
+  fragment: string | null;
+  alias: string | null;
+  embed: boolean;
+}
+
+/** Splits `target#fragment|alias` as Obsidian does: the alias after the first `|`, the fragment after the first `#`. */
+function splitWikiLink(inner: string): Omit<WikiLinkMeta, 'embed'> {
+  const bar = inner.indexOf('|');
+  const left = bar < 0 ? inner : inner.slice(0, bar);
+  const alias = bar < 0 ? null : inner.slice(bar + 1).trim() || null;
+  const hash = left.indexOf('#');
+  return { target: (hash < 0 ? left : left.slice(0, hash)).trim(), fragment: hash < 0 ? null : left.slice(hash + 1).trim() || null, alias };
+}
+
+/** What the renderer is given per note: where its links lead. */
+type RenderEnv = Env & {
+  targets: LinkTargets;
+  searchUrl: (query: string) => string;
+};
+
+/** `[[...]]` and `![[...]]` on one line, not nested; anything else is left to the other rules. */
+function wikiLinkRule(state: StateInline, silent: boolean): boolean {
+  const { src } = state;
+  let pos = state.pos;
+  const embed = src.charCodeAt(pos) === 0x21; // !
+  if (embed) pos += 1;
+  if (src.charCodeAt(pos) !== 0x5b || src.charCodeAt(pos + 1) !== 0x5b) return false;
+  const end = src.indexOf(']]', pos + 2);
+  if (end < 0 || end > state.posMax) return false;
+  const inner = src.slice(pos + 2, end);
+  if (inner.trim() === '' || inner.includes('\n') || inner.includes('[[')) return false;
+  if (!silent) {
+    const token = state.push('wikilink', '', 0);
+    token.meta = { ...splitWikiLink(inner), embed } satisfies WikiLinkMeta;
+  }
+  state.pos = end + 2;
+  return true;
+}
+
+/** What an unresolved or unknown link shows: the target, its fragment after a ›. */
+function displayOf(link: WikiLinkMeta): string {
+  if (link.alias) return link.alias;
+  const fragment = link.fragment ? ` › ${link.fragment.replace(/^\^/, '')}` : '';
+  return `${link.target}${fragment}`.trim();
+}
+
+/**
+ * The Markdown renderer of the workspace: CommonMark with tables and strikethrough (markdown-it), raw HTML of the
+ * note allowed through only what the sanitizer keeps, links made clickable, and WikiLinks resolved to workspace
+ * links. markdown-it already refuses `javascript:`, `vbscript:`, `file:` and most `data:` URLs; the sanitizer below
+ * is the boundary that holds even if it did not.
+ */
+function createRenderer(): MarkdownIt {
+  const md = markdownIt({ html: true, linkify: true, typographer: false });
+  md.inline.ruler.before('link', 'wikilink', wikiLinkRule);
+  md.renderer.rules.wikilink = (tokens, idx, _options, rendering) => {
+    const env = rendering as RenderEnv;
+    const link = tokens[idx]!.meta as unknown as WikiLinkMeta;
+    const text = md.utils.escapeHtml(displayOf(link));
+    const href = env.targets(link.target);
+    if (link.embed) {
+      return href ? `<a class="embed" href="${md.utils.escapeHtml(href)}">Embedded: ${text}</a>` : `<span class="embed missing">Embedded: ${text}</span>`;
+    }
+    if (href) return `<a class="wikilink" href="${md.utils.escapeHtml(href)}">${text}</a>`;
+    const title = href === null ? 'No note of this name yet' : 'Not resolved here: search for it';
+    return `<a class="wikilink unresolved" href="${md.utils.escapeHtml(env.searchUrl(link.target))}" title="${title}">${text}</a>`;
+  };
+  return md;
+}
+
+const renderer = createRenderer();
+
+/**
+ * What a note's HTML may contain: the structure Markdown produces and the harmless HTML people write in notes
+ * (details, kbd, sub, sup). No script, style, form, frame or event attribute; links only to http(s), mailto and
+ * relative URLs. Images become links: the pages' Content-Security-Policy loads no image from elsewhere (an image
+ * from another site would tell it who reads the note and when).
+ */
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: [
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'blockquote', 'pre', 'code', 'ul', 'ol', 'li', 'hr', 'br'],
+    ...['table', 'thead', 'tbody', 'tr', 'th', 'td', 'a', 'em', 'strong', 's', 'del', 'kbd', 'sub', 'sup', 'mark'],
+    ...['details', 'summary', 'span', 'div', 'dl', 'dt', 'dd', 'abbr'],
+  ],
+  allowedAttributes: { pre: ['tabindex'], a: ['href', 'title', 'class', 'rel'], code: ['class'], span: ['class', 'title'], abbr: ['title'], ol: ['start'] },
+  allowedClasses: { a: ['wikilink', 'unresolved', 'embed', 'image'], span: ['embed', 'missing'], code: ['language-*'] },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowProtocolRelative: false,
+  disallowedTagsMode: 'discard',
+  transformTags: {
+    // A code block that scrolls sideways must be reachable by keyboard (WCAG 2.1.1).
+    pre: () => ({ tagName: 'pre', attribs: { tabindex: '0' } }),
+    img: (_tag, attribs) => ({ tagName: 'a', attribs: { href: attribs.src ?? '', class: 'image' }, text: `Image: ${attribs.alt || attribs.src || ''}` }),
+    a: (_tag, attribs) => {
+      const external = /^[a-z][a-z0-9+.-]*:/i.test(attribs.href ?? '');
+      return { tagName: 'a', attribs: external ? { ...attribs, rel: 'noopener noreferrer nofollow' } : attribs };
+    },
+  },
+};
+
+/** Whether a fenced code block holds a JSON Canvas document: its info string is `canvas` or `json-canvas`. */
+const CANVAS_FENCE = /^(?:json-)?canvas$/i;
+
+/**
+ * Renders a note for the workspace: its frontmatter apart, its body as sanitized HTML with WikiLinks resolved
+ * through `targets`, and unresolved ones searching the vault with `searchUrl`. The body is parsed once.
+ */
+export function renderNote(content: string, targets: LinkTargets, searchUrl: (query: string) => string): RenderedNote {
+  const block = locateFrontmatter(content);
+  const body = block ? content.slice(block.bodyStart) : content;
+  const parsed = block ? parseFrontmatter(content) : { data: null };
+  const env: RenderEnv = { targets, searchUrl };
+  const tokens = renderer.parse(body, env);
+  return {
+    frontmatter: parsed.data,
+    ...(parsed.error ? { frontmatterError: parsed.error } : {}),
+    html: sanitizeHtml(renderer.renderer.render(tokens, renderer.options, env), SANITIZE),
+    canvases: tokens.filter((token) => token.type === 'fence' && CANVAS_FENCE.test(token.info.trim())).map((token) => token.content),
+  };
+}
