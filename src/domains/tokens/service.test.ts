@@ -43,6 +43,23 @@ describe('personal access tokens', () => {
     expect(JSON.stringify(listed)).not.toContain(issued.token);
   });
 
+  it('keeps "last used" current within a minute, without a write per request', async () => {
+    const issued = await services.tokens.issueToken({ accountId: owner.accountId, name: 'last-used' });
+    const lastUsed = async () => (await services.tokens.listTokens(owner.accountId)).find((t) => t.id === issued.info.id)!.lastUsedAt;
+    expect(await lastUsed()).toBeNull();
+    const first = now;
+    await services.tokens.authenticate(issued.token);
+    expect(await lastUsed()).toEqual(first);
+    // Used again within the minute: the stored time stays, so a busy token costs no write per request.
+    now = new Date(first.getTime() + 59_000);
+    await services.tokens.authenticate(issued.token);
+    expect(await lastUsed()).toEqual(first);
+    // Past the minute, the next use records itself.
+    now = new Date(first.getTime() + 61_000);
+    await services.tokens.authenticate(issued.token);
+    expect(await lastUsed()).toEqual(now);
+  });
+
   it('authenticates a valid token to its account, status and plan', async () => {
     const principal = await services.tokens.authenticate(owner.token);
     expect(principal).toMatchObject({ accountId: owner.accountId, status: 'active', plan: 'developer' });

@@ -107,7 +107,8 @@ export function createTokensService(db: Database, clock: Clock, cache: Credentia
         throw new KgateError('account_inactive', 'The account is suspended.');
       }
       if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
-        await store.touchToken(db, row.id);
+        // The service's clock, which the cached row is compared with, not the database's.
+        await store.touchToken(db, row.id, now);
         // Cached rows are shared between requests: record the touch so the next one does not repeat it.
         row.last_used_at = now;
       }

@@ -100,6 +100,6 @@ export async function findCredential(sql: Sql, tokenHash: string): Promise<Token
 }
 
 /** Records use; callers call it at most about once a minute per token to keep reads cheap. */
-export async function touchToken(sql: Sql, tokenId: string): Promise<void> {
-  await sql.query('UPDATE personal_access_tokens SET last_used_at = now() WHERE id = $1', [tokenId]);
+export async function touchToken(sql: Sql, tokenId: string, at: Date): Promise<void> {
+  await sql.query('UPDATE personal_access_tokens SET last_used_at = $2 WHERE id = $1', [tokenId, at]);
 }
