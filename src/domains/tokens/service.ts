@@ -1,5 +1,6 @@
 import type { Database, Sql } from '../../db/port.ts';
 import type { Clock } from '../../kernel/clock.ts';
+import type { Actor } from '../../kernel/principal.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { constantTimeEqual, sha256Hex } from '../../kernel/hashing.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
@@ -36,6 +37,12 @@ export interface TokensService {
    * get `unauthenticated`; a suspended account gets `account_inactive`.
    */
   authenticate(bearer: string): Promise<AuthenticatedPrincipal>;
+  /**
+   * The principal of an account acting through a credential that another domain proved (a signed-in web session):
+   * the account's current status, plan and allowance overrides, read now. A suspended account is refused with
+   * `account_inactive`, an unknown one with `unauthenticated`.
+   */
+  principalFor(actor: Actor): Promise<AuthenticatedPrincipal>;
 }
 
 function validName(name: string): string {
@@ -118,6 +125,18 @@ export function createTokensService(db: Database, clock: Clock, cache: Credentia
         status: row.status,
         plan: row.plan,
         entitlements: entitlementsOf(row.plan, row.allowance_overrides),
+      };
+    },
+    async principalFor(actor) {
+      const account = await store.findAccountStanding(db, actor.accountId);
+      if (!account) throw new KgateError('unauthenticated', 'The account does not exist.');
+      if (account.status !== 'active') throw new KgateError('account_inactive', 'The account is suspended.');
+      return {
+        actor,
+        accountId: actor.accountId,
+        status: account.status,
+        plan: account.plan,
+        entitlements: entitlementsOf(account.plan, account.allowance_overrides),
       };
     },
   };

@@ -103,3 +103,17 @@ export async function findCredential(sql: Sql, tokenHash: string): Promise<Token
 export async function touchToken(sql: Sql, tokenId: string, at: Date): Promise<void> {
   await sql.query('UPDATE personal_access_tokens SET last_used_at = $2 WHERE id = $1', [tokenId, at]);
 }
+
+/** What a principal needs of its account: status, plan and allowance overrides. */
+export interface AccountStandingRow {
+  status: AccountStatus;
+  plan: Plan;
+  allowance_overrides: unknown;
+  [key: string]: unknown;
+}
+
+/** The account's current status, plan and overrides; undefined when there is no such account. */
+export async function findAccountStanding(sql: Sql, accountId: string): Promise<AccountStandingRow | undefined> {
+  const rows = await sql.query<AccountStandingRow>('SELECT status, plan, allowance_overrides FROM accounts WHERE id = $1', [accountId]);
+  return rows[0];
+}

@@ -22,6 +22,7 @@ import type { Metrics } from '../../metrics.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
 import { developerApi } from '../rest/dev-api.ts';
 import { webPages } from '../web/index.ts';
+import { sessionTransactions } from '../webmcp/transactions-route.ts';
 import { accountRoutes } from './account-routes.ts';
 import { healthRoutes, type ReadinessCheck } from './health-routes.ts';
 
@@ -84,6 +85,7 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
   app.route('/api/dev', developerApi({ pipeline, operations: deps.operations ?? OPERATIONS, baseUrl: deps.baseUrl, version: deps.version }));
   app.route('/', oauthRoutes(deps.oauth));
   app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline }));
+  app.route('/', sessionTransactions({ pipeline, baseUrl: () => deps.baseUrl }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));
   app.onError((error, c) => {

@@ -5,7 +5,7 @@ import type { Reservation, UsageService } from '../../domains/usage/index.ts';
 import { appliesChange, type AnyOperation, type OperationContext, type OperationScope, type OperationServices } from '../operations/operation.ts';
 import { admit, assertCredentialAccepted } from './admit.ts';
 import { createFairShare } from './fair-share.ts';
-import { authenticate, type Authenticators } from './authenticate.ts';
+import { authenticate, authenticateSession, type Authenticators } from './authenticate.ts';
 import type { Metrics } from '../../metrics.ts';
 import { present } from './present.ts';
 import type { SurfaceProfile } from './surface.ts';
@@ -44,6 +44,8 @@ export type Invocation =
 export interface Pipeline {
   /** Authenticates a request for a surface: credential, account status, plan. Throws the refusal. */
   authenticate(surface: SurfaceProfile, authorization: string | undefined): Promise<AuthenticatedPrincipal>;
+  /** Authenticates a request by its session secret (the session cookie's value), after the surface's transport rules. */
+  authenticateSession(surface: SurfaceProfile, sessionSecret: string | undefined): Promise<AuthenticatedPrincipal>;
   /** Admits a protocol request that runs no operation (MCP `initialize`, `tools/list`...): scope, then one unit. */
   admit(surface: SurfaceProfile, principal: AuthenticatedPrincipal, scope?: OperationScope): Promise<Reservation | undefined>;
   /** Runs one call of an operation through every step after authentication. */
@@ -109,6 +111,14 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
     async authenticate(surface, authorization) {
       try {
         return await authenticate(deps, surface, authorization);
+      } catch (error) {
+        countRefusal(surface, error);
+        throw error;
+      }
+    },
+    async authenticateSession(surface, sessionSecret) {
+      try {
+        return await authenticateSession(deps, surface, sessionSecret);
       } catch (error) {
         countRefusal(surface, error);
         throw error;

@@ -36,10 +36,13 @@ export const REST_SURFACE: SurfaceProfile = {
   words: { call: 'operation', input: 'input', root: '(body)', keyField: 'Idempotency-Key', missingKey: 'Applying a change needs an Idempotency-Key header.' },
 };
 
-/** The hosted MCP gateway (spec 4.1): personal access tokens and OAuth access tokens for this resource. */
+/**
+ * The hosted MCP gateway (spec 4.1): personal access tokens and OAuth access tokens for this resource, and the
+ * person's session through kgate's WebMCP adapter (the session bridge, spec 4.5; webmcp/bridge.ts).
+ */
 export const MCP_SURFACE: SurfaceProfile = {
   name: 'mcp',
-  credentials: ['personal_access_token', 'oauth'],
+  credentials: ['personal_access_token', 'oauth', 'session'],
   credentialRefusal: 'This credential is not accepted at the MCP gateway.',
   entitlement: { key: 'hostedMcp', refusal: 'Your plan does not include the hosted MCP gateway.' },
   counter: 'mcp',

@@ -5,6 +5,8 @@ import type { Logger } from '../../logger.ts';
 import type { Metrics } from '../../metrics.ts';
 import { bearerChallenge } from '../http/auth.ts';
 import { acceptsGzip } from '../http/gzip-prefix.ts';
+import { sessionCookieName } from '../web/session.ts';
+import { WEBMCP_HEADER, bridgeRefusal, cookieValue } from '../webmcp/bridge.ts';
 import { type NodeHandler, logRequest, requestIdOf, send } from '../http/node-exchange.ts';
 import { HTTP_STATUS } from '../http/problem.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
@@ -60,10 +62,25 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
   const resourceMetadata = `${deps.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
   const tools = toolCatalogue(deps.operations);
 
-  /** Step 1: the principal, or the refusal (401 with the resource metadata challenge, 403 for account and plan). */
+  /**
+   * The principal of a request of kgate's WebMCP adapter: the person's session cookie, accepted only with the
+   * WebMCP header from this gateway's own origin, same-origin or same-site (spec 4.5, 7.11; webmcp/bridge.ts).
+   */
+  async function authenticateBridge(req: IncomingMessage): Promise<AuthenticatedPrincipal> {
+    const refused = bridgeRefusal({ header: (name) => header(req, name) }, base?.origin ?? '');
+    if (refused) throw new KgateError('forbidden', refused);
+    return deps.pipeline.authenticateSession(MCP_SURFACE, cookieValue(header(req, 'cookie'), sessionCookieName(() => deps.baseUrl)));
+  }
+
+  /**
+   * Step 1: the principal, or the refusal (401 with the resource metadata challenge, 403 for account and plan). A
+   * bearer token always decides; without one, the WebMCP header asks for the session bridge.
+   */
   async function authenticateRequest(req: IncomingMessage): Promise<AuthenticatedPrincipal | Outcome> {
     try {
-      return await deps.pipeline.authenticate(MCP_SURFACE, header(req, 'authorization'));
+      const authorization = header(req, 'authorization');
+      if (authorization === undefined && header(req, WEBMCP_HEADER) !== undefined) return await authenticateBridge(req);
+      return await deps.pipeline.authenticate(MCP_SURFACE, authorization);
     } catch (error) {
       if (!(error instanceof KgateError)) throw error;
       const refused = rpcError(null, JSONRPC.invalidRequest, error.message, { code: error.code });

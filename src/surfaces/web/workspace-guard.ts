@@ -1,6 +1,6 @@
 import type { Context, Handler } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
-import type { AccountsService } from '../../domains/accounts/index.ts';
+import type { TokensService } from '../../domains/tokens/index.ts';
 import type { HttpEnv } from '../http/context.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { listMappings } from '../operations/vault-operations.ts';
@@ -12,7 +12,7 @@ import { eventsUrl, trashUrl, vaultUrl } from './workspace-urls.ts';
 
 /** What the workspace pages need. */
 export interface WorkspaceDependencies extends AccountPageDependencies {
-  accounts: Pick<AccountsService, 'getAccount'>;
+  tokens: Pick<TokensService, 'principalFor'>;
   pipeline: Pipeline;
 }
 
@@ -24,7 +24,7 @@ export interface WorkspaceRequest {
 }
 
 async function workspaceRequest(deps: WorkspaceDependencies, current: CurrentSession): Promise<WorkspaceRequest> {
-  const principal = await sessionPrincipal(deps.accounts, current.session);
+  const principal = await sessionPrincipal(deps.tokens, current.session);
   return { current, signedIn: signedInAs(current), call: workspaceCaller(deps.pipeline, principal) };
 }
 
