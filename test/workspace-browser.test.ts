@@ -197,6 +197,80 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     expect(events.body.events.filter((e) => e.kind === 'note.restored')).toHaveLength(1);
   });
 
+  /** Runs a WebMCP tool of the page as an in-page agent would: found with getTools, run with executeTool. */
+  async function webmcpTool(name: string, input: Record<string, unknown>): Promise<{ isError?: boolean; structuredContent: Record<string, unknown> }> {
+    const raw = await page.evaluate(`(async () => {
+      const tool = (await document.modelContext.getTools()).find((t) => t.name === ${JSON.stringify(name)});
+      const result = await document.modelContext.executeTool(tool, ${JSON.stringify(JSON.stringify(input))});
+      return typeof result === 'string' ? result : JSON.stringify(result);
+    })()`);
+    return JSON.parse(raw as string) as { isError?: boolean; structuredContent: Record<string, unknown> };
+  }
+
+  it('registers the WebMCP tools with document.modelContext once the workspace is ready', async () => {
+    await page.goto(`${gateway.baseUrl}/workspace`);
+    await expect.poll(() => page.evaluate('document.documentElement.dataset.webmcp')).toBe('ready');
+    const names = (await page.evaluate('document.modelContext.getTools().then((tools) => tools.map((t) => t.name))')) as string[];
+    expect(names.sort()).toEqual(['apply_note_writes', 'get_note_content', 'list_vaults', 'preview_note_writes', 'search_notes']);
+    const vaults = await webmcpTool('list_vaults', {});
+    expect(vaults.structuredContent.vaults).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ vaultId: 'local:default', kind: 'local', selected: true }),
+        expect.objectContaining({ vaultId: `hosted:${mappingId}`, kind: 'hosted' }),
+      ]),
+    );
+  });
+
+  it('works on a local vault in the page with the governed rules, and never sends its notes to the server', async () => {
+    const secret = `SECRET-LOCAL-${randomBytes(6).toString('hex')}`;
+    const seen: string[] = [];
+    const record = (request: { url(): string; postData(): string | null }) => seen.push(`${request.url()} ${request.postData() ?? ''}`);
+    page.on('request', record);
+    try {
+      const notes = [{ path: 'Local/idea.md', content: `# Idea\n\n${secret}\n` }];
+      const preview = await webmcpTool('preview_note_writes', { notes });
+      expect(preview.structuredContent).toMatchObject({ vaultId: 'local:default', applied: false, actions: [{ path: 'Local/idea.md', status: 'create', beforeRevision: null }] });
+      const key = `local-${randomBytes(4).toString('hex')}`;
+      expect((await webmcpTool('apply_note_writes', { notes, idempotencyKey: key })).structuredContent).toMatchObject({ applied: true });
+      const read = await webmcpTool('get_note_content', { path: 'Local/idea.md' });
+      expect(read.structuredContent.content).toContain(secret);
+      // A stale hash changes nothing; a change without the hash is refused; the same key replays.
+      const stale = await webmcpTool('apply_note_writes', { notes: [{ path: 'Local/idea.md', content: 'overwritten', expectedHash: `sha256:${'0'.repeat(64)}` }], idempotencyKey: `${key}-2` });
+      expect(stale).toMatchObject({ isError: true, structuredContent: { code: 'conflict' } });
+      const blind = await webmcpTool('apply_note_writes', { notes: [{ path: 'Local/idea.md', content: 'overwritten' }], idempotencyKey: `${key}-3` });
+      expect(blind).toMatchObject({ isError: true, structuredContent: { code: 'precondition_required' } });
+      expect((await webmcpTool('get_note_content', { vaultId: 'local:default', path: 'Local/idea.md' })).structuredContent.content).toContain(secret);
+      expect((await webmcpTool('apply_note_writes', { notes, idempotencyKey: key })).structuredContent).toMatchObject({ applied: true, replayed: true });
+      expect((await webmcpTool('search_notes', { query: secret.toLowerCase() })).structuredContent.results).toEqual([expect.objectContaining({ path: 'Local/idea.md' })]);
+    } finally {
+      page.off('request', record);
+    }
+    expect(seen.filter((line) => line.includes('SECRET-LOCAL'))).toEqual([]);
+    // And the hosted vault never received it.
+    const rows = await gateway.db.query<{ count: number }>("SELECT count(*)::int AS count FROM notes WHERE content LIKE '%SECRET-LOCAL%'");
+    expect(rows[0]!.count).toBe(0);
+  });
+
+  it('forwards a hosted tool through the session cookie and the WebMCP header, never a bearer token', async () => {
+    const sent: Array<Record<string, string>> = [];
+    const record = (request: { url(): string; headers(): Record<string, string> }) => {
+      if (request.url().endsWith('/api/mcp')) sent.push(request.headers());
+    };
+    page.on('request', record);
+    try {
+      const read = await webmcpTool('get_note_content', { vaultId: `hosted:${mappingId}`, path: 'Notes/Ideas.md' });
+      expect(read.structuredContent).toMatchObject({ path: 'Notes/Ideas.md' });
+      expect(read.structuredContent.content).toContain('Added by an agent.');
+    } finally {
+      page.off('request', record);
+    }
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!['kgate-webmcp']).toBe('1');
+    expect(sent[0]!.authorization).toBeUndefined();
+    const foreign = await webmcpTool('get_note_content', { vaultId: 'hosted:00000000-0000-7000-8000-000000000000', path: 'Notes/Ideas.md' });
+    expect(foreign).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+  });
+
   it("answers another person's vault as if it did not exist", async () => {
     const other = await gateway.services.onboarding.bootstrapOwner({ email: `other-${randomBytes(4).toString('hex')}@example.test`, password });
     for (const path of ['', '/events', '/trash', '/notes/Notes/Ideas.md']) {

@@ -15,6 +15,7 @@ import { notePages } from './note-pages.ts';
 import { trashPages } from './trash-pages.ts';
 import { vaultPages } from './vault-pages.ts';
 import { workspacePages } from './workspace-pages.ts';
+import { webmcpScripts } from '../webmcp/adapter-script.ts';
 import { workspaceScript } from './workspace-script.ts';
 
 /** What the server-rendered pages need. */
@@ -44,6 +45,7 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', tokenPages(deps));
   app.route('/', vaultPages(deps));
   app.route('/', workspaceScript());
+  app.route('/', webmcpScripts());
   app.route('/', workspacePages(deps));
   app.route('/', notePages(deps));
   app.route('/', eventPages(deps));

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode, RedirectStatusCode } from 'hono/utils/http-status';
 import type { HttpEnv } from '../http/context.ts';
+import { WEBMCP_ADAPTER_PATH, webmcpPolyfillPath } from '../webmcp/adapter-script.ts';
 import { WORKSPACE_SCRIPT_PATH } from './workspace-script.ts';
 
 /**
@@ -137,6 +138,8 @@ function shell(page: PageContent): string {
 <title>${page.title} · kgate</title>
 <style>${new SafeHtml(STYLE)}</style>
 <script src="${WORKSPACE_SCRIPT_PATH}" defer></script>
+${page.signedIn ? html`<script src="${webmcpPolyfillPath()}" defer></script>
+<script src="${WEBMCP_ADAPTER_PATH}" defer></script>` : ''}
 </head>
 <body>
 <header><strong>kgate</strong>${nav}</header>

@@ -1,0 +1,230 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Hono } from 'hono';
+import type { HttpEnv } from '../http/context.ts';
+import { WEBMCP_HEADER, WEBMCP_HEADER_VALUE } from './bridge.ts';
+
+/**
+ * kgate's WebMCP in-page adapter (spec 2.2, 4.5; docs/workspace.md). Once the page is ready it registers the
+ * workspace's tools with `document.modelContext` (the browser's, or the maintained polyfill's where the browser has
+ * none) and unregisters them when the page goes away. `vaultId` routes each call:
+ * - `hosted:<mappingId>` forwards to the hosted MCP tool through the session bridge: the HttpOnly cookie, the
+ *   WebMCP header, same origin. Page code never holds a bearer token.
+ * - `local:<vault>` works on a local-only browser vault kept in IndexedDB, never uploaded: reads, and writes with
+ *   the same rules as hosted ones (a preview first; to apply, an idempotency key and the current hash of every
+ *   existing note; a stale hash changes nothing; a replayed key answers as before), evaluated in the page.
+ * - no vaultId: the currently selected local vault (`local:default` until another is selected).
+ */
+const ADAPTER = `'use strict';
+(() => {
+  const context = document.modelContext;
+  if (!context || typeof context.registerTool !== 'function') return;
+  const HEADER = ${JSON.stringify(WEBMCP_HEADER)};
+  const HEADER_VALUE = ${JSON.stringify(WEBMCP_HEADER_VALUE)};
+  const MAX_LOCAL_NOTES = 100;
+  let selectedLocal = 'default';
+
+  // Local-only vaults: one IndexedDB database in this browser; nothing here is ever sent to the server.
+  function openLocal() {
+    return new Promise((resolve, reject) => {
+      const request = indexedDB.open('kgate-local-vaults', 1);
+      request.onupgradeneeded = () => {
+        request.result.createObjectStore('notes', { keyPath: ['vault', 'path'] });
+        request.result.createObjectStore('applied', { keyPath: ['vault', 'key'] });
+      };
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  }
+  async function local(stores, mode, work) {
+    const db = await openLocal();
+    try {
+      const tx = db.transaction(stores, mode);
+      const done = new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onerror = () => reject(tx.error); tx.onabort = () => reject(tx.error); });
+      done.catch(() => {}); // awaited below; a failed work() must not leave it unhandled
+      const result = await work(tx);
+      await done;
+      return result;
+    } finally {
+      db.close();
+    }
+  }
+  const asPromise = (request) => new Promise((resolve, reject) => { request.onsuccess = () => resolve(request.result); request.onerror = () => reject(request.error); });
+  async function hashOf(content) {
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(content));
+    return 'sha256:' + [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  }
+  class ToolError extends Error {
+    constructor(code, message) { super(message); this.code = code; }
+  }
+  const fail = (code, message) => { throw new ToolError(code, message); };
+  function validPath(path) {
+    if (typeof path !== 'string' || !path.endsWith('.md') || path.startsWith('/') || path.split('/').some((s) => s === '' || s === '.' || s === '..') || /[\\u0000-\\u001f]/.test(path)) {
+      fail('invalid_path', 'A note path is vault-relative and ends in .md.');
+    }
+    return path.normalize('NFC');
+  }
+
+  // Where a call goes: a hosted mapping, or a local vault.
+  function route(vaultId) {
+    if (vaultId === undefined) return { kind: 'local', vault: selectedLocal };
+    if (typeof vaultId === 'string' && vaultId.startsWith('hosted:')) return { kind: 'hosted', mappingId: vaultId.slice(7) };
+    if (typeof vaultId === 'string' && /^local:[A-Za-z0-9._-]{1,64}$/.test(vaultId)) return { kind: 'local', vault: vaultId.slice(6) };
+    fail('invalid_request', 'vaultId is local:<vault> or hosted:<mappingId>, as list_vaults gives them.');
+  }
+
+  // Hosted calls: the hosted MCP tool, through the session bridge (the HttpOnly cookie goes by itself).
+  let nextId = 1;
+  async function hosted(name, args) {
+    const response = await fetch('/api/mcp', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', [HEADER]: HEADER_VALUE },
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    const reply = await response.json();
+    if (reply.error) fail(reply.error.data?.code ?? 'unavailable', reply.error.message);
+    if (reply.result.isError) fail(reply.result.structuredContent?.code ?? 'internal', reply.result.structuredContent?.message ?? 'The tool failed.');
+    return reply.result.structuredContent;
+  }
+
+  async function localNotes(vault) {
+    return local(['notes'], 'readonly', async (tx) => (await asPromise(tx.objectStore('notes').getAll())).filter((n) => n.vault === vault));
+  }
+  async function localPlan(vault, notes) {
+    if (!Array.isArray(notes) || notes.length === 0 || notes.length > MAX_LOCAL_NOTES) fail('invalid_request', 'notes holds 1 to ' + MAX_LOCAL_NOTES + ' notes.');
+    const stored = new Map((await localNotes(vault)).map((n) => [n.path, n]));
+    const seen = new Set();
+    const actions = [];
+    for (const [index, note] of notes.entries()) {
+      const path = validPath(note?.path);
+      if (seen.has(path)) fail('invalid_request', 'One action per path.');
+      seen.add(path);
+      if (typeof note.content !== 'string') fail('invalid_request', 'content is a string.');
+      const current = stored.get(path);
+      const before = current ? await hashOf(current.content) : null;
+      const after = await hashOf(note.content);
+      let status = current ? (before === after ? 'no-op' : 'update') : 'create';
+      let problem;
+      if (note.expectedHash !== undefined && note.expectedHash !== before) { status = 'conflict'; problem = { code: 'conflict', detail: 'The note changed since the hash was read.' }; }
+      actions.push({ index, path, status, beforeRevision: before, afterRevision: after, content: note.content, current: current ? current.content : null, expectedHash: note.expectedHash, ...(problem ? { problem } : {}) });
+    }
+    return actions;
+  }
+  const present = (vault, actions, applied) => ({ vaultId: 'local:' + vault, applied, actions: actions.map(({ content, current, expectedHash, ...rest }) => rest) });
+
+  const localTools = {
+    async list_vaults() {
+      const hostedVaults = await hosted('list_vaults', {}).then((r) => r.vaults, () => []);
+      const locals = new Set([selectedLocal, ...(await local(['notes'], 'readonly', async (tx) => (await asPromise(tx.objectStore('notes').getAll())).map((n) => n.vault)))]);
+      return {
+        vaults: [
+          ...[...locals].map((vault) => ({ vaultId: 'local:' + vault, name: vault, kind: 'local', selected: vault === selectedLocal })),
+          ...hostedVaults.map((v) => ({ vaultId: 'hosted:' + v.mappingId, name: v.name, kind: 'hosted', selected: false })),
+        ],
+      };
+    },
+    async search_notes(vault, args) {
+      const words = String(args.query ?? '').toLowerCase().split(/\\s+/).filter(Boolean);
+      if (words.length === 0) fail('invalid_request', 'query names at least one word.');
+      const hits = (await localNotes(vault)).filter((n) => words.every((w) => (n.path + '\\n' + n.content).toLowerCase().includes(w)));
+      return { results: hits.slice(0, 20).map((n) => ({ path: n.path, snippet: n.content.slice(0, 200) })), truncated: hits.length > 20 };
+    },
+    async get_note_content(vault, args) {
+      const path = validPath(args.path);
+      const note = (await localNotes(vault)).find((n) => n.path === path);
+      if (!note) fail('not_found', 'No such note.');
+      return { path, content: note.content, contentHash: await hashOf(note.content) };
+    },
+    async preview_note_writes(vault, args) {
+      if (args.dryRun !== undefined) fail('invalid_request', 'A preview always dry-runs: drop dryRun.');
+      return present(vault, await localPlan(vault, args.notes), false);
+    },
+    async apply_note_writes(vault, args) {
+      const key = args.idempotencyKey;
+      if (typeof key !== 'string' || key.length === 0 || key.length > 200) fail('invalid_request', 'Applying needs an idempotencyKey.');
+      const request = JSON.stringify(args.notes);
+      const earlier = await local(['applied'], 'readonly', (tx) => asPromise(tx.objectStore('applied').get([vault, key])));
+      if (earlier) {
+        if (earlier.request !== request) fail('idempotency_conflict', 'This key was used for another change.');
+        return { ...earlier.result, replayed: true };
+      }
+      const actions = await localPlan(vault, args.notes);
+      for (const action of actions) {
+        if (action.status === 'conflict') fail('conflict', 'A note changed since its hash was read: nothing was written.');
+        if (action.beforeRevision !== null && action.expectedHash === undefined) fail('precondition_required', 'Changing ' + action.path + ' needs its expectedHash.');
+      }
+      const result = present(vault, actions, true);
+      await local(['notes', 'applied'], 'readwrite', async (tx) => {
+        const notes = tx.objectStore('notes');
+        // Re-checked inside the transaction, against the content the plan read (no other await may come between
+        // IndexedDB requests, or the transaction would end): nothing stale overwrites.
+        for (const action of actions) {
+          const current = await asPromise(notes.get([vault, action.path]));
+          if ((current ? current.content : null) !== action.current) { tx.abort(); fail('conflict', 'A note changed meanwhile: nothing was written.'); }
+        }
+        for (const action of actions) if (action.status !== 'no-op') notes.put({ vault, path: action.path, content: action.content });
+        tx.objectStore('applied').put({ vault, key, request, result });
+      });
+      return result;
+    },
+  };
+
+  const VAULT_ID = { type: 'string', description: 'local:<vault> (notes kept in this browser only) or hosted:<mappingId>, from list_vaults; omitted: the selected local vault' };
+  const NOTES = { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' }, expectedHash: { type: 'string' } }, required: ['path', 'content'] } };
+  const TOOLS = [
+    { name: 'list_vaults', description: 'Lists the vaults this page can reach: local-only browser vaults and the hosted vaults of the signed-in person.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+    { name: 'search_notes', description: 'Searches the notes of one vault.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, query: { type: 'string' } }, required: ['query'] }, annotations: { readOnlyHint: true } },
+    { name: 'get_note_content', description: 'Reads one note and its content hash.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, path: { type: 'string' } }, required: ['path'] }, annotations: { readOnlyHint: true } },
+    { name: 'preview_note_writes', description: 'Previews creating or replacing notes; changes nothing. Show the preview to the person before applying.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: NOTES }, required: ['notes'] }, annotations: { readOnlyHint: true } },
+    { name: 'apply_note_writes', description: 'Applies the exact notes the person approved, with a new idempotencyKey and the expectedHash of every existing note.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: NOTES, idempotencyKey: { type: 'string' } }, required: ['notes', 'idempotencyKey'] }, annotations: { readOnlyHint: false, destructiveHint: true } },
+  ];
+
+  async function run(name, input) {
+    try {
+      const { vaultId, ...args } = input ?? {};
+      if (name === 'list_vaults') return { structuredContent: await localTools.list_vaults() };
+      const target = route(vaultId);
+      const result = target.kind === 'hosted' ? await hosted(name, { mappingId: target.mappingId, ...args }) : await localTools[name](target.vault, args);
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } catch (error) {
+      const code = error instanceof ToolError ? error.code : 'internal';
+      return { isError: true, content: [{ type: 'text', text: code + ': ' + error.message }], structuredContent: { code, message: error.message } };
+    }
+  }
+
+  const registration = new AbortController();
+  const register = () => {
+    for (const tool of TOOLS) context.registerTool({ ...tool, execute: (input) => run(tool.name, input) }, { signal: registration.signal }).catch(() => {});
+    document.documentElement.dataset.webmcp = 'ready';
+  };
+  window.addEventListener('pagehide', () => registration.abort(), { once: true });
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', register, { once: true });
+  else register();
+})();
+`;
+
+const polyfill = (() => {
+  let text: string | undefined;
+  return () => (text ??= readFileSync(createRequire(import.meta.url).resolve('@mcp-b/webmcp-polyfill/iife'), 'utf8'));
+})();
+
+const address = (name: string, content: string) => `/assets/${name}-${createHash('sha256').update(content).digest('hex').slice(0, 12)}.js`;
+
+/** The adapter's address; its content hash makes it safe to cache for long. */
+export const WEBMCP_ADAPTER_PATH = address('webmcp', ADAPTER);
+
+/** The polyfill's address (`@mcp-b/webmcp-polyfill`, loaded first, a no-op where the browser has WebMCP). */
+export function webmcpPolyfillPath(): string {
+  return address('webmcp-polyfill', polyfill());
+}
+
+/** Serves the WebMCP polyfill and adapter scripts, cacheable for a year (their addresses change with them). */
+export function webmcpScripts(): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  const headers = { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' };
+  app.get(WEBMCP_ADAPTER_PATH, (c) => c.body(ADAPTER, 200, headers));
+  app.get(webmcpPolyfillPath(), (c) => c.body(polyfill(), 200, headers));
+  return app;
+}
