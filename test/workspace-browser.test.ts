@@ -210,7 +210,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
   it('registers the WebMCP tools with document.modelContext once the workspace is ready', async () => {
     await page.goto(`${gateway.baseUrl}/workspace`);
     await expect.poll(() => page.evaluate('document.documentElement.dataset.webmcp')).toBe('ready');
-    const names = (await page.evaluate('document.modelContext.getTools().then((tools) => tools.map((t) => t.name))')) as string[];
+    const names = await page.evaluate<string[]>('document.modelContext.getTools().then((tools) => tools.map((t) => t.name))');
     expect(names.sort()).toEqual(['apply_note_writes', 'get_note_content', 'list_vaults', 'preview_note_writes', 'search_notes']);
     const vaults = await webmcpTool('list_vaults', {});
     expect(vaults.structuredContent.vaults).toEqual(
