@@ -4,7 +4,9 @@
  * axe-core on every page.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +54,16 @@ async function axeViolations(page: Page): Promise<Array<{ id: string; impact: st
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(`axe.run(document).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`);
+}
+
+// `KGATE_SCREENSHOTS=1 npx vitest run test/workspace-browser.test.ts` writes the screenshots of docs/workspace.md.
+const SCREENSHOTS = process.env.KGATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/workspace/', import.meta.url)) : undefined;
+
+/** Takes the page's screenshot for docs/workspace.md when asked to. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
 /** Serious and critical violations only: the issue's bar. */
@@ -120,12 +132,14 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     // The copy button appears with script, and copies the id.
     await expect.poll(() => page.getByRole('button', { name: /Copy the mapping id/ }).isVisible()).toBe(true);
     await expectAccessible(page);
+    await screenshot(page, 'vaults');
   });
 
   it('browses folders, reads a note with its properties, follows a WikiLink and a backlink', async () => {
     await page.getByRole('link', { name: 'Demo vault' }).first().click();
     await page.getByRole('link', { name: 'Projects/' }).click();
     await expectAccessible(page);
+    await screenshot(page, 'folder');
     await page.getByRole('link', { name: 'Plan' }).click();
     expect(new URL(page.url()).pathname).toBe(`/workspace/vaults/${mappingId}/notes/Projects/Plan.md`);
     const main = await page.locator('main').innerText();
@@ -135,6 +149,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     // The unresolved link searches the vault; the resolved ones lead to the note.
     expect(await page.locator('a.unresolved').getAttribute('href')).toBe(`/workspace/vaults/${mappingId}?q=Missing%20Note`);
     await expectAccessible(page);
+    await screenshot(page, 'note');
     await page.locator('article').getByRole('link', { name: 'Ideas', exact: true }).click();
     expect(new URL(page.url()).pathname).toBe(`/workspace/vaults/${mappingId}/notes/Notes/Ideas.md`);
     expect(await page.locator('article').innerText()).toContain('Added by an agent.');
@@ -148,6 +163,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     await expect.poll(() => page.locator('#results').innerText()).toContain('Ideas');
     expect(new URL(page.url()).search).toBe(''); // swapped in, not navigated
     await expectAccessible(page);
+    await screenshot(page, 'search');
     const plain = await fetch(`${gateway.baseUrl}/workspace/vaults/${mappingId}?q=conflict`, { headers: { cookie: await sessionCookie(page) } });
     expect(await plain.text()).toContain('Notes/Ideas.md');
   });
@@ -172,6 +188,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     const change = rows.find((row) => row.includes('Notes/Ideas.md') && row.includes('changed'));
     expect(change).toContain('access token');
     await expectAccessible(page);
+    await screenshot(page, 'events');
   });
 
   it('restores a note from the trash: a preview first, then the apply, once', async () => {
@@ -183,6 +200,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     const api = restClient(gateway, token);
     expect((await api.get('/notes/by-path', { query: { mappingId, path: 'Notes/Old.md' } })).status).toBe(404);
     await expectAccessible(page);
+    await screenshot(page, 'restore-preview');
     const approved = page.locator('form[action$="/restore/apply"]');
     const action = new URL((await approved.getAttribute('action'))!, gateway.baseUrl).toString();
     const fields: Record<string, string> = {};
