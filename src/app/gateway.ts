@@ -100,9 +100,10 @@ export interface Gateway {
 export function httpDependenciesOf(
   services: Services,
   db: Database,
-  options: { logger: Logger; baseUrl: string; operations?: readonly AnyOperation[]; metrics?: Metrics },
+  options: { logger: Logger; baseUrl: string; operations?: readonly AnyOperation[]; metrics?: Metrics; trustedProxies?: number },
 ): HttpDependencies {
   return {
+    trustedProxies: options.trustedProxies ?? 0,
     logger: options.logger,
     metrics: options.metrics,
     tokens: services.tokens,
@@ -197,6 +198,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     httpDependenciesOf(services, db, {
       logger,
       baseUrl: base.url,
+      trustedProxies: config.trustedProxies,
       ...(options.operations ? { operations: options.operations } : {}),
       ...(metrics ? { metrics } : {}),
     }),

@@ -9,6 +9,6 @@ export {
 } from './contract.ts';
 export type { Account, AllowanceOverrides, Entitlements } from './contract.ts';
 export { PLAN_ENTITLEMENTS, entitlementsOf } from './plans.ts';
-export { verifyPassword } from './password.ts';
+export { MIN_PASSWORD_LENGTH, verifyPassword } from './password.ts';
 export { createAccountsService } from './service.ts';
 export type { AccountsHooks, AccountsService, EnsureAccountInput } from './service.ts';

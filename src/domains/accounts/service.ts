@@ -29,6 +29,17 @@ export interface AccountsService {
    * password as for a wrong password, so the answer time does not tell whether an account exists.
    */
   checkPassword(email: string, password: string): Promise<Account | undefined>;
+  /**
+   * True when this is the account's password. Costs one scrypt verification whether or not the account has a
+   * password. Callers throttle it (the sessions domain counts it as a sign-in attempt).
+   */
+  checkPasswordOf(id: string, password: string): Promise<boolean>;
+  /**
+   * The account holder sets a new password (the same rules as at sign-up). The hash is computed first; then, in one
+   * transaction, the hash and `password_changed_at` are written and `alsoInTransaction` runs (ending other
+   * sessions), so either both happen or neither. Throws `invalid_request` (details.reason `password_too_short`).
+   */
+  setPassword(id: string, password: string, at: Date, alsoInTransaction?: (tx: Sql) => Promise<void>): Promise<void>;
   setStatus(id: string, status: AccountStatus): Promise<Account>;
   setPlan(id: string, plan: Plan): Promise<Account>;
   countAccounts(): Promise<number>;
@@ -56,6 +67,7 @@ async function passwordHashOf(password: string | undefined): Promise<string | nu
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw new KgateError('invalid_request', `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`, {
       field: 'password',
+      reason: 'password_too_short',
     });
   }
   return hashPassword(password);
@@ -94,6 +106,18 @@ export function createAccountsService(db: Database, hooks: AccountsHooks = {}): 
       const found = parsed.success ? await store.findCredentialsByEmail(db, parsed.data) : undefined;
       const matches = await verifyPassword(password, found?.passwordHash ?? UNMATCHABLE_PASSWORD_HASH);
       return matches && found?.passwordHash ? found.account : undefined;
+    },
+    async checkPasswordOf(id, password) {
+      const stored = await store.findPasswordHashById(db, id);
+      const matches = await verifyPassword(password, stored ?? UNMATCHABLE_PASSWORD_HASH);
+      return matches && typeof stored === 'string';
+    },
+    async setPassword(id, password, at, alsoInTransaction) {
+      const passwordHash = (await passwordHashOf(password))!;
+      await db.transaction(async (tx) => {
+        if (!(await store.setPasswordHash(tx, { id, passwordHash, at }))) throw notFound();
+        await alsoInTransaction?.(tx);
+      });
     },
     async setStatus(id, status) {
       return changed(id, (await store.updateAccount(db, id, { status })) ?? (await Promise.reject(notFound())));

@@ -85,6 +85,21 @@ export async function updateAccount(
   return rows[0] && toAccount(rows[0]);
 }
 
+/** An account's password hash; null when it has none, undefined when the account does not exist. */
+export async function findPasswordHashById(sql: Sql, id: string): Promise<string | null | undefined> {
+  const rows = await sql.query<{ password_hash: string | null }>('SELECT password_hash FROM accounts WHERE id = $1', [id]);
+  return rows[0]?.password_hash;
+}
+
+/** Sets a new password hash chosen by the account holder, and records when; false when the account does not exist. */
+export async function setPasswordHash(sql: Sql, input: { id: string; passwordHash: string; at: Date }): Promise<boolean> {
+  const rows = await sql.query(
+    'UPDATE accounts SET password_hash = $2, password_changed_at = $3, updated_at = now() WHERE id = $1 RETURNING 1',
+    [input.id, input.passwordHash, input.at],
+  );
+  return rows.length === 1;
+}
+
 /** Replaces an account's allowance overrides. */
 export async function setAllowanceOverrides(sql: Sql, id: string, overrides: object): Promise<boolean> {
   const rows = await sql.query('UPDATE accounts SET allowance_overrides = $2::jsonb, updated_at = now() WHERE id = $1 RETURNING 1', [

@@ -58,6 +58,8 @@ export class OAuthError extends Error {
     readonly description: string,
     /** HTTP status at the endpoints that answer directly (400 unless RFC 6749 says otherwise). */
     readonly status: number = error === 'invalid_client' ? 401 : 400,
+    /** For a 429: when to try again (the endpoint sends it as Retry-After). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(description);
   }

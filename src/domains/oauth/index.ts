@@ -27,4 +27,4 @@ export type {
 export { createOAuthService } from './service.ts';
 export type { ClientMetadataFetch, OAuthCredentialRow, OAuthService, OAuthServiceOptions } from './service.ts';
 export { isOAuthAccessToken } from './access-tokens.ts';
-export { MAX_REGISTRATION_BYTES } from './clients.ts';
+export { MAX_REGISTRATION_BYTES, REGISTRATIONS_PER_ADDRESS, REGISTRATION_WINDOW_MS } from './clients.ts';

@@ -31,8 +31,11 @@ export interface OAuthServiceOptions {
 
 /** Authorization server and resource-server use cases. */
 export interface OAuthService {
-  /** RFC 7591: registers a public client; returns the response body (201). Throws OAuthError. */
-  registerClient(metadata: unknown): Promise<Record<string, unknown>>;
+  /**
+   * RFC 7591: registers a public client; returns the response body (201). Throws OAuthError. With a client address
+   * (the HTTP endpoint always gives one), rate-limited per address: `temporarily_unavailable`, 429, nothing stored.
+   */
+  registerClient(metadata: unknown, clientAddress?: string): Promise<Record<string, unknown>>;
   /** Checks `/oauth/authorize` parameters (query or the consent form's echo of them). */
   checkAuthorizationRequest(params: URLSearchParams): Promise<AuthorizationCheck>;
   /** The signed-in account approved: stores the grant and a code; returns the client redirect URL. */
@@ -66,7 +69,7 @@ export function createOAuthService(db: Database, clock: Clock, options: OAuthSer
   const tokenEndpoint = createTokenEndpoint(db, clock, { resource: options.resource, forgetAccount });
   const connections = createConnections(db, clock, forgetAccount);
   return {
-    registerClient: (metadata) => clients.register(metadata),
+    registerClient: (metadata, clientAddress) => clients.register(metadata, clientAddress),
     checkAuthorizationRequest: (params) => authorization.check(params),
     approve: (accountId, request) => authorization.approve(accountId, request),
     deny: (request) => authorization.deny(request),

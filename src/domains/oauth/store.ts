@@ -43,6 +43,31 @@ export async function upsertClient(sql: Sql, client: OAuthClient, metadata: Reco
   return rows.length === 1;
 }
 
+/**
+ * Counts one dynamic client registration of a client address in a fixed window that starts with the address's
+ * first registration, in one upsert (concurrent registrations are serialized by the row lock). Refused
+ * registrations are counted up to one past the maximum, so a refusal never moves the window.
+ */
+export async function countRegistration(
+  sql: Sql,
+  input: { addressKey: string; now: Date; windowMs: number; maxRegistrations: number },
+): Promise<{ allowed: boolean; windowEndsAt: Date }> {
+  const windowStart = new Date(input.now.getTime() - input.windowMs);
+  const rows = await sql.query<{ registrations: number; window_started_at: Date }>(
+    `INSERT INTO oauth_registration_counts AS r (address_key, registrations, window_started_at) VALUES ($1, 1, $2)
+     ON CONFLICT (address_key) DO UPDATE SET
+       registrations = CASE WHEN r.window_started_at <= $3 THEN 1 ELSE LEAST(r.registrations + 1, $4::int + 1) END,
+       window_started_at = CASE WHEN r.window_started_at <= $3 THEN $2 ELSE r.window_started_at END
+     RETURNING registrations, window_started_at`,
+    [input.addressKey, input.now, windowStart, input.maxRegistrations],
+  );
+  const row = rows[0]!;
+  return {
+    allowed: row.registrations <= input.maxRegistrations,
+    windowEndsAt: new Date(row.window_started_at.getTime() + input.windowMs),
+  };
+}
+
 /** A stored client by id. */
 export async function findClient(sql: Sql, clientId: string): Promise<OAuthClient | undefined> {
   const rows = await sql.query<ClientRow>(
@@ -265,5 +290,6 @@ export async function purgeExpired(sql: Sql, now: Date): Promise<number> {
         AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = c.client_id) RETURNING 1`,
     [monthAgo],
   );
-  return codes.length + tokens.length + grants.length + clients.length;
+  const registrationCounts = await sql.query('DELETE FROM oauth_registration_counts WHERE window_started_at < $1 RETURNING 1', [dayAgo]);
+  return codes.length + tokens.length + grants.length + clients.length + registrationCounts.length;
 }

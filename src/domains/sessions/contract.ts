@@ -19,9 +19,39 @@ export interface WebSession {
  */
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
 
-/** Sign-in attempts for one e-mail address allowed within SIGN_IN_WINDOW_MS before it is locked. */
+/** A live session of an account as its account page lists it: never its secret, which only the browser holds. */
+export interface SessionSummary {
+  id: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** Last use, to the minute (the session is touched at most once a minute). */
+  lastSeenAt: Date;
+}
+
+/** Most sessions an account page lists; more are reported as truncated. */
+export const SESSION_LIST_LIMIT = 100;
+
+/**
+ * Failed sign-ins of one account (its lower-cased e-mail address) within SIGN_IN_WINDOW_MS before it is locked.
+ * A wrong current password on the password form counts as a failed sign-in.
+ */
 export const SIGN_IN_MAX_FAILURES = 5;
-/** The window in which failed sign-ins of one address are counted; it starts at the first failure. */
+/** The window in which failed sign-ins of one account are counted; it starts at the first failure. */
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
-/** How long an address stays locked after SIGN_IN_MAX_FAILURES failures. */
+/** How long a locked account stays locked for client addresses that have failed a sign-in (of any account). */
 export const SIGN_IN_LOCKOUT_MS = 15 * 60_000;
+/**
+ * How long a locked account stays locked for a client address that has not failed: after this, one attempt from
+ * such an address may check its password, and the short lock starts again. A stranger who locked the account
+ * therefore keeps its owner out for about a minute, and gets one more guess a minute, each from a new address.
+ */
+export const SIGN_IN_CLEAN_ADDRESS_LOCK_MS = 60_000;
+/** Failed sign-ins from one client address (IPv4 address or IPv6 /64), across accounts, before it is locked. */
+export const SIGN_IN_ADDRESS_MAX_FAILURES = 20;
+/** The window in which failed sign-ins of one client address are counted; it starts at the first failure. */
+export const SIGN_IN_ADDRESS_WINDOW_MS = 15 * 60_000;
+/** How long a client address stays locked after SIGN_IN_ADDRESS_MAX_FAILURES failures. */
+export const SIGN_IN_ADDRESS_LOCKOUT_MS = 15 * 60_000;
+
+/** Which throttle refused a sign-in (`details.reason` of the `rate_limited` error). */
+export type SignInThrottle = 'sign_in_address_locked' | 'sign_in_account_locked';

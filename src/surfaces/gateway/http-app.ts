@@ -38,6 +38,8 @@ export interface HttpDependencies extends PipelineDependencies {
   vaults: VaultsService;
   accounts: AccountsService;
   sessions: SessionsService;
+  /** Reverse proxies in front of the gateway whose X-Forwarded-For is believed (KGATE_TRUST_PROXY); 0: none. */
+  trustedProxies: number;
   /** The operation table the API surfaces serve (default: every operation of kgate). */
   operations?: readonly AnyOperation[];
   /** Where requests and refusals are counted for the operator (`GET /metrics`); none in tests that do not look. */
@@ -83,7 +85,7 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(pipeline));
   app.route('/api/dev', developerApi({ pipeline, operations: deps.operations ?? OPERATIONS, baseUrl: deps.baseUrl, version: deps.version }));
-  app.route('/', oauthRoutes(deps.oauth));
+  app.route('/', oauthRoutes(deps.oauth, { trustedProxies: deps.trustedProxies }));
   app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline }));
   app.route('/', sessionTransactions({ pipeline, baseUrl: () => deps.baseUrl }));
 

@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { MAX_REGISTRATION_BYTES, OAuthError, type OAuthService } from '../../domains/oauth/index.ts';
+import { clientAddressOf } from '../http/client-address.ts';
 import type { HttpEnv } from '../http/context.ts';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH,
@@ -21,6 +22,7 @@ function oauthError(c: Context<HttpEnv>, error: OAuthError): Response {
   c.header('Cache-Control', 'no-store');
   c.header('Pragma', 'no-cache');
   if (error.status === 401) c.header('WWW-Authenticate', 'Basic realm="kgate"');
+  if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.retryAfterSeconds));
   return c.json({ error: error.error, error_description: error.description }, error.status as ContentfulStatusCode);
 }
 
@@ -36,12 +38,18 @@ async function formOf(c: Context<HttpEnv>): Promise<URLSearchParams> {
   return new URLSearchParams(await c.req.text());
 }
 
+/** How the OAuth endpoints see the network. */
+export interface OAuthRouteOptions {
+  /** Reverse proxies whose X-Forwarded-For is believed (KGATE_TRUST_PROXY): the client address of registration limits. */
+  trustedProxies: number;
+}
+
 /**
  * The OAuth endpoints that machines call: metadata (RFC 9728, RFC 8414), registration (RFC 7591), token and
  * revocation (RFC 7009). The authorization endpoint is a page (surfaces/web). Browser-based MCP clients call
  * these across origins, and none of them uses cookies, so CORS is open.
  */
-export function oauthRoutes(oauth: OAuthService): Hono<HttpEnv> {
+export function oauthRoutes(oauth: OAuthService, options: OAuthRouteOptions): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
   // Mounted at the root: the CORS middleware is registered on these paths only, never on the pages.
   const cors = async (c: Context<HttpEnv>, next: () => Promise<void>) => {
@@ -77,7 +85,7 @@ export function oauthRoutes(oauth: OAuthService): Hono<HttpEnv> {
       } catch {
         throw new OAuthError('invalid_client_metadata', 'The registration body must be a JSON object.');
       }
-      const registered = await oauth.registerClient(metadata);
+      const registered = await oauth.registerClient(metadata, clientAddressOf(c, options.trustedProxies));
       c.header('Cache-Control', 'no-store');
       return c.json(registered, 201);
     } catch (error) {

@@ -27,6 +27,8 @@ export interface WebDependencies {
   tokens: TokensService;
   vaults: VaultsService;
   oauth: OAuthService;
+  /** Reverse proxies whose X-Forwarded-For is believed (KGATE_TRUST_PROXY): the client address of sign-in throttles. */
+  trustedProxies: number;
   /** The invocation pipeline: workspace pages run the same operations as REST and MCP, as the signed-in person. */
   pipeline: Pipeline;
 }

@@ -1,7 +1,8 @@
 import { Hono, type Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { SessionsService } from '../../domains/sessions/index.ts';
-import { isKgateError } from '../../kernel/errors.ts';
+import { isKgateError, type KgateError } from '../../kernel/errors.ts';
+import { clientAddressOf } from '../http/client-address.ts';
 import type { HttpEnv } from '../http/context.ts';
 import { page } from './errors.ts';
 import { html, sendPage, sendRedirect } from './layout.ts';
@@ -24,19 +25,34 @@ import {
 export interface SignInDependencies {
   baseUrl: BaseUrl;
   sessions: SessionsService;
+  /** Reverse proxies whose X-Forwarded-For is believed (KGATE_TRUST_PROXY): who the client is, for the throttles. */
+  trustedProxies: number;
+}
+
+/** A refused sign-in as the form shows it: status, message and the stable code (the error's reason, else its code). */
+interface SignInFailure {
+  status: ContentfulStatusCode;
+  message: string;
 }
 
 // Shown for a wrong address and a wrong password alike (the domain does not say which either).
-const FAILURE_MESSAGES: Partial<Record<string, { status: ContentfulStatusCode; message: string }>> = {
+const FAILURE_MESSAGES: Partial<Record<string, SignInFailure>> = {
   unauthenticated: { status: 401, message: 'The e-mail or password is wrong.' },
-  rate_limited: { status: 429, message: 'Too many failed sign-ins for this e-mail address. Wait a while, then try again.' },
+  sign_in_account_locked: { status: 429, message: 'Too many failed sign-ins for this e-mail address. Wait a while, then try again.' },
+  sign_in_address_locked: { status: 429, message: 'Too many failed sign-ins from your network address. Wait a while, then try again.' },
   account_inactive: { status: 403, message: 'This account is suspended. Contact the operator of this service.' },
 };
+
+/** The stable code of a refusal: the domain's `details.reason` where it gives one, else its error code. */
+function failureCodeOf(error: KgateError): string {
+  const reason = error.details?.reason;
+  return typeof reason === 'string' ? reason : error.code;
+}
 
 function signInForm(
   c: Context<HttpEnv>,
   deps: SignInDependencies,
-  view: { returnTo: string; email?: string; error?: string },
+  view: { returnTo: string; email?: string; error?: string; code?: string },
   status: ContentfulStatusCode = 200,
 ): Response {
   const csrf = issueSignInCsrf(c, deps.baseUrl);
@@ -45,7 +61,7 @@ function signInForm(
     c,
     {
       title: 'Sign in',
-      body: html`${view.error ? html`<p class="error" role="alert">${view.error}</p>` : ''}
+      body: html`${view.error ? html`<p class="error" role="alert" data-code="${view.code ?? ''}">${view.error}</p>` : ''}
         <form method="post" action="${action}">
           <input type="hidden" name="csrf" value="${csrf}">
           <label for="email">Email</label>
@@ -86,18 +102,20 @@ export function signInPages(deps: SignInDependencies): Hono<HttpEnv> {
       if (!originAllowed(c, deps.baseUrl) || !signInCsrfMatches(c, form)) {
         // Most often a form left open past its cookie: a fresh form lets the person simply try again.
         const error = 'This sign-in form has expired or was not sent from this site. Nothing was done; please sign in again.';
-        return signInForm(c, deps, { returnTo, email, error }, 403);
+        return signInForm(c, deps, { returnTo, email, error, code: 'form_expired' }, 403);
       }
       try {
-        const { token } = await deps.sessions.signIn(email, form.get('password') ?? '');
+        const { token } = await deps.sessions.signIn(email, form.get('password') ?? '', clientAddressOf(c, deps.trustedProxies));
         setSessionCookie(c, deps.baseUrl, token);
         return sendRedirect(c, returnTo);
       } catch (error) {
-        const failure = isKgateError(error) ? FAILURE_MESSAGES[error.code] : undefined;
-        if (!failure || !isKgateError(error)) throw error;
+        if (!isKgateError(error)) throw error;
+        const code = failureCodeOf(error);
+        const failure = FAILURE_MESSAGES[code];
+        if (!failure) throw error;
         const retryAfter = error.details?.retryAfterSeconds;
         if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
-        return signInForm(c, deps, { returnTo, email, error: failure.message }, failure.status);
+        return signInForm(c, deps, { returnTo, email, error: failure.message, code }, failure.status);
       }
     }),
   );
