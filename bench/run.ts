@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { beforeAndAfter } from './before-after.ts';
 import { coldStart } from './cold-start.ts';
 import { httpThroughput } from './http-throughput.ts';
+import { workspacePages } from './workspace-pages.ts';
 import { importThroughput } from './import-throughput.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
 import { vaultSearch } from './search-throughput.ts';
@@ -33,7 +34,7 @@ import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/ben
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages];
 
 /**
  * Benchmarks that run only when `--only` names them: the before-and-after comparison checks out another commit and

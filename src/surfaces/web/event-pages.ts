@@ -76,7 +76,7 @@ export function eventPages(deps: WorkspaceDependencies): Hono<HttpEnv> {
               <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Note</th><th scope="col">Revision</th></tr></thead>
               <tbody>${page.events.map((event) => eventRow(vault, event))}</tbody>
             </table>`;
-      return sendPage(c, { title: `Events of ${vault.name}`, signedIn, body: html`${vaultNav(vault, 'events')}${table}${older}` });
+      return sendPage(c, { title: `Events of ${vault.name}`, signedIn, body: html`${vaultNav(vault.mappingId, 'events')}${table}${older}` });
     }),
   );
 

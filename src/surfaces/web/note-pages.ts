@@ -8,7 +8,7 @@ import { readNote } from '../operations/note-read-operations.ts';
 import { html, sendPage, showDate, SafeHtml } from './layout.ts';
 import { renderNote } from './note-render.ts';
 import type { WorkspaceCall } from './workspace-calls.ts';
-import { vaultNav, vaultOf, workspacePage, type VaultView, type WorkspaceDependencies } from './workspace-guard.ts';
+import { vaultNav, workspacePage, type WorkspaceDependencies } from './workspace-guard.ts';
 import { notePrefix, noteUrl, searchUrl, vaultUrl } from './workspace-urls.ts';
 
 /** The relations a note page reads: the most the graph answers per list. */
@@ -62,17 +62,17 @@ function linkTargets(mappingId: string, relations: GraphRelations): (target: str
 }
 
 /** Lists of the note's links to other notes and of the notes that link to it (backlinks), each once per note. */
-function relationsSection(vault: VaultView, relations: GraphRelations): SafeHtml {
+function relationsSection(mappingId: string, relations: GraphRelations): SafeHtml {
   const unique = (paths: string[]) => [...new Set(paths)];
   const outgoing = unique(relations.outgoing.map((l) => l.path).filter((p) => p !== relations.path));
   const backlinks = unique(relations.incoming.map((l) => l.sourcePath));
   const list = (paths: string[], empty: string) =>
-    paths.length === 0 ? html`<p class="muted">${empty}</p>` : html`<ul>${paths.map((p) => html`<li><a href="${noteUrl(vault.mappingId, p)}">${p}</a></li>`)}</ul>`;
+    paths.length === 0 ? html`<p class="muted">${empty}</p>` : html`<ul>${paths.map((p) => html`<li><a href="${noteUrl(mappingId, p)}">${p}</a></li>`)}</ul>`;
   return html`<section aria-labelledby="links-h"><h2 id="links-h">Links</h2>${list(outgoing, 'This note links to no other note.')}</section>
     <section aria-labelledby="backlinks-h"><h2 id="backlinks-h">Backlinks</h2>${list(backlinks, 'No note links here.')}</section>
     ${relations.unresolved.length > 0
       ? html`<section aria-labelledby="unresolved-h"><h2 id="unresolved-h">Links to notes that do not exist</h2>
-          <ul>${unique(relations.unresolved.map((l) => l.target)).map((t) => html`<li><a href="${searchUrl(vault.mappingId, t)}">${t}</a></li>`)}</ul></section>`
+          <ul>${unique(relations.unresolved.map((l) => l.target)).map((t) => html`<li><a href="${searchUrl(mappingId, t)}">${t}</a></li>`)}</ul></section>`
       : ''}
     ${relations.truncated ? html`<p class="warning">There are more links than shown here.</p>` : ''}`;
 }
@@ -101,22 +101,23 @@ export function notePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
   app.get(
     '/workspace/vaults/:mappingId/notes/*',
     workspacePage(deps, async (c, { call, signedIn }) => {
-      const vault = await vaultOf(call, c.req.param('mappingId') ?? '');
-      const path = notePathOf(c.req.path, vault.mappingId);
-      const note = await call<NoteView>(readNote, { mappingId: vault.mappingId, path });
-      const relations = await call<GraphRelations>(queryGraphRelations, { mappingId: vault.mappingId, path: note.path, limit: RELATIONS_LIMIT });
-      const rendered = renderNote(note.content, linkTargets(vault.mappingId, relations), (q) => searchUrl(vault.mappingId, q));
+      // The read decides whether the person may see this vault (not_found otherwise, as for a vault that does not exist).
+      const mappingId = c.req.param('mappingId') ?? '';
+      const path = notePathOf(c.req.path, mappingId);
+      const note = await call<NoteView>(readNote, { mappingId, path });
+      const relations = await call<GraphRelations>(queryGraphRelations, { mappingId, path: note.path, limit: RELATIONS_LIMIT });
+      const rendered = renderNote(note.content, linkTargets(mappingId, relations), (q) => searchUrl(mappingId, q));
       const folder = note.path.includes('/') ? note.path.slice(0, note.path.lastIndexOf('/')) : '';
       return sendPage(c, {
         title: note.title,
         signedIn,
-        body: html`${vaultNav(vault, 'notes')}
-          <p class="muted"><a href="${vaultUrl(vault.mappingId, folder)}">${folder === '' ? vault.name : folder}/</a> · <code>${note.path}</code>
+        body: html`${vaultNav(mappingId, 'notes')}
+          <p class="muted"><a href="${vaultUrl(mappingId, folder)}">${folder === '' ? 'Vault root' : folder}/</a> · <code>${note.path}</code>
             · ${showDate(new Date(note.updatedAt))} · revision <code>${note.revision.slice(0, 15)}…</code></p>
           ${frontmatterTable(rendered.frontmatter, rendered.frontmatterError)}
           <article class="note">${new SafeHtml(rendered.html)}</article>
           ${await canvasSection(call, rendered.canvases)}
-          ${relationsSection(vault, relations)}`,
+          ${relationsSection(mappingId, relations)}`,
       });
     }),
   );

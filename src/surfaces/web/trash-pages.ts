@@ -77,7 +77,7 @@ export function trashPages(deps: WorkspaceDependencies): Hono<HttpEnv> {
               <thead><tr><th scope="col">Note</th><th scope="col">Deleted</th><th scope="col">Size</th><th scope="col">Restore</th></tr></thead>
               <tbody>${entries.map((entry) => entryRow(vault, entry, current.csrf))}</tbody>
             </table>`;
-      return sendPage(c, { title: `Trash of ${vault.name}`, signedIn, body: html`${vaultNav(vault, 'trash')}${table}` });
+      return sendPage(c, { title: `Trash of ${vault.name}`, signedIn, body: html`${vaultNav(vault.mappingId, 'trash')}${table}` });
     }),
   );
 
@@ -89,7 +89,7 @@ export function trashPages(deps: WorkspaceDependencies): Hono<HttpEnv> {
       const preview = await restore(call, vault, form);
       const action = preview.actions[0]!;
       const canApply = !action.problem && action.status === 'restore';
-      const body = html`${vaultNav(vault, 'trash')}
+      const body = html`${vaultNav(vault.mappingId, 'trash')}
         <p>Restoring puts <code>${action.path}</code> back with the content it had when it was deleted.</p>
         ${action.problem ? html`<p class="error">It cannot be restored now: ${action.problem.detail}</p>` : ''}
         ${action.diff ? html`<h2>What will be written</h2><pre class="diff" tabindex="0">${action.diff}</pre>` : ''}

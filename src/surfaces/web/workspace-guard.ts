@@ -64,12 +64,12 @@ export async function vaultOf(call: WorkspaceCall, mappingId: string): Promise<V
 }
 
 /** The navigation between a vault's views, the current one marked for assistive technology. */
-export function vaultNav(vault: VaultView, current: 'notes' | 'events' | 'trash'): SafeHtml {
+export function vaultNav(mappingId: string, current: 'notes' | 'events' | 'trash'): SafeHtml {
   const item = (key: typeof current, href: string, label: string) =>
     html`<li><a href="${href}"${key === current ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return html`<nav aria-label="Vault" class="tabs"><ul>
-    ${item('notes', vaultUrl(vault.mappingId), 'Notes')}
-    ${item('events', eventsUrl(vault.mappingId), 'Events')}
-    ${item('trash', trashUrl(vault.mappingId), 'Trash')}
+    ${item('notes', vaultUrl(mappingId), 'Notes')}
+    ${item('events', eventsUrl(mappingId), 'Events')}
+    ${item('trash', trashUrl(mappingId), 'Trash')}
   </ul></nav>`;
 }

@@ -155,7 +155,7 @@ export function workspacePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
         const results = searchResults(vault, query, found.results, found.truncated);
         // Search as you type asks for the results alone, to swap them in.
         if (c.req.query('fragment') === 'results') return c.html(results.markup, 200, { 'Cache-Control': 'no-store' });
-        return sendPage(c, { title: `Search ${vault.name}`, signedIn, body: html`${vaultNav(vault, 'notes')}${searchForm(vault, query)}${results}` });
+        return sendPage(c, { title: `Search ${vault.name}`, signedIn, body: html`${vaultNav(vault.mappingId, 'notes')}${searchForm(vault, query)}${results}` });
       }
       const folder = (c.req.query('folder') ?? '').replace(/^\/+|\/+$/g, '');
       const { notes, truncated } = await browseNotes(call, vault.mappingId);
@@ -171,7 +171,7 @@ export function workspacePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
       return sendPage(c, {
         title: vault.name,
         signedIn,
-        body: html`${vaultNav(vault, 'notes')}${searchForm(vault, '')}<section id="results" aria-live="polite"></section>${breadcrumbs(vault, folder)}${cut}${listing}`,
+        body: html`${vaultNav(vault.mappingId, 'notes')}${searchForm(vault, '')}<section id="results" aria-live="polite"></section>${breadcrumbs(vault, folder)}${cut}${listing}`,
       });
     }),
   );
