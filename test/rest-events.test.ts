@@ -94,6 +94,21 @@ describe('GET /api/dev/events', () => {
     }
   });
 
+  it('gives the diff of each change that replaced content when asked, and none otherwise', async () => {
+    const plain = await feed({});
+    expect(plain.body.events.every((e) => !('diff' in e))).toBe(true);
+    const withDiffs = await feed({ diffs: 'true' });
+    expect(withDiffs.status, withDiffs.text).toBe(200);
+    const byKind = withDiffs.body.events.filter((e) => e.path === 'e/a.md').map((e) => [e.kind, (e as { diff?: string | null }).diff]);
+    expect(byKind).toEqual([
+      ['note.created', null],
+      ['note.updated', '--- a/e/a.md\n+++ b/e/a.md\n@@ -1,1 +1,1 @@\n-v1\n+v2\n'],
+      ['note.deleted', null],
+      ['note.restored', null],
+    ]);
+    expect((await feed({ diffs: 'maybe' })).status).toBe(400);
+  });
+
   it('records nothing for previews and for refused applies', async () => {
     const before = (await feed({})).body.events;
     expect((await preview(api, mappingId, [{ type: 'write-note', path: 'e/preview.md', content: 'p\n' }])).status).toBe(200);

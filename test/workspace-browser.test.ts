@@ -183,10 +183,15 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
 
   it("shows the agent's change in the events, newest first, with who and through what", async () => {
     await page.goto(`${gateway.baseUrl}/workspace/vaults/${mappingId}/events`);
-    const rows = await page.locator('tbody tr').allInnerTexts();
+    const rows = await page.locator('tbody tr:not(.diff-row)').allInnerTexts();
     expect(rows[0]).toContain('moved to the trash');
     const change = rows.find((row) => row.includes('Notes/Ideas.md') && row.includes('changed'));
     expect(change).toContain('access token');
+    // The change's diff, one click away.
+    await page.getByText('What changed in Notes/Ideas.md').click();
+    const diff = await page.locator('pre.diff').first().innerText();
+    expect(diff).toContain('+Added by an agent.');
+    expect(diff).toContain('--- a/Notes/Ideas.md');
     await expectAccessible(page);
     await screenshot(page, 'events');
   });

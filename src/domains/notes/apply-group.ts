@@ -13,6 +13,7 @@ import { writeNoteChanges, type NoteChanges } from './change-store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
 import type { NoteWriteDeps } from './write-deps.ts';
 import { changedBy } from './changed-by.ts';
+import { unifiedDiff } from './diff.ts';
 
 /**
  * An applied transaction made ready outside any database transaction: its actions canonical, and each written
@@ -46,6 +47,18 @@ function eventDetails(effect: NonNullable<PlannedAction['effect']>): Record<stri
   return effect.kind === 'write' && effect.before && effect.before.path !== effect.write.path ? { previousPath: effect.before.path } : {};
 }
 
+/**
+ * The diff an event keeps: of a change that replaced a note's content (an update, a move that changed it, a link
+ * rewrite), bounded as previews' are. Creations, deletions and restores keep none: their content is the note itself
+ * or its trash entry.
+ */
+function eventDiff(effect: NonNullable<PlannedAction['effect']>): { diff?: string; truncated?: true } {
+  const replaced = effect.kind === 'write' ? effect.before : effect.kind === 'move' || effect.kind === 'rewrite' ? effect.note : undefined;
+  if (!replaced || effect.kind === 'delete' || effect.kind === 'restore' || replaced.content === effect.write.content) return {};
+  const { diff, diffTruncated } = unifiedDiff(replaced.path, replaced.content, effect.write.content, effect.write.path);
+  return diffTruncated ? { diff, truncated: true } : { diff };
+}
+
 /** A member whose caller may change the mapping's notes: its place in the group, and for its events, mapping and key. */
 interface Accepted {
   index: number;
@@ -59,6 +72,7 @@ function eventsOf(member: Accepted & { planned: readonly PlannedAction[] }): New
   const actor = prepared.actor;
   return member.planned.flatMap(({ effect, result }) => {
     if (!effect) return [];
+    const { diff, truncated } = eventDiff(effect);
     return [
       {
         ...changedBy(actor, mapping),
@@ -68,7 +82,8 @@ function eventsOf(member: Accepted & { planned: readonly PlannedAction[] }): New
         afterRevision: result.afterRevision,
         idempotencyKey: key,
         trashId: result.trashId,
-        details: eventDetails(effect),
+        details: truncated ? { ...eventDetails(effect), diffTruncated: true } : eventDetails(effect),
+        ...(diff === undefined ? {} : { diff }),
       },
     ];
   });

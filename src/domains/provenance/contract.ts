@@ -20,4 +20,6 @@ export interface NewProvenanceEvent {
   idempotencyKey?: string | undefined;
   trashId?: string | undefined;
   details?: Record<string, unknown> | undefined;
+  /** The unified diff of a change that replaced content, bounded as previews' are (`details.diffTruncated` when cut). */
+  diff?: string | undefined;
 }

@@ -31,6 +31,8 @@ export interface EventQuery {
   /** `asc` (default): oldest first, the feed. `desc`: newest first, what changed lately. */
   order?: EventOrder;
   limit?: number;
+  /** With each event's unified diff (null when it has none); off by default, so that feeds stay small. */
+  diffs?: boolean;
 }
 
 /** Reading the provenance record. */
@@ -60,7 +62,7 @@ export function createProvenanceService(db: Database, vaults: VaultsService): Pr
         throw new KgateError('invalid_request', `limit is an integer from 1 to ${MAX_EVENTS_PAGE}.`, { field: 'limit' });
       }
       const mapping = await vaults.resolveMapping(actor.accountId, mappingId, 'read');
-      const rows = await listEvents(db, mapping.id, actor.accountId, { since, before, order }, limit + 1);
+      const rows = await listEvents(db, mapping.id, actor.accountId, { since, before, order, diffs: query.diffs === true }, limit + 1);
       const events = rows.slice(0, limit);
       const truncated = rows.length > limit;
       if (order === 'asc') return { events, nextSince: events[events.length - 1]?.seq ?? since, truncated };

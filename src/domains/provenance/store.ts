@@ -11,13 +11,13 @@ export async function appendEvents(sql: Sql, events: readonly NewProvenanceEvent
   const column = <T>(pick: (e: NewProvenanceEvent) => T) => events.map(pick);
   await sql.query(
     `INSERT INTO provenance_events (id, mapping_id, vault_id, account_id, credential_kind, credential_id, client,
-        kind, path, before_revision, after_revision, idempotency_key, trash_id, details)
+        kind, path, before_revision, after_revision, idempotency_key, trash_id, details, diff)
      SELECT id, mapping_id, vault_id, account_id, credential_kind, credential_id, client, kind, path,
-            before_revision, after_revision, idempotency_key, trash_id, details
+            before_revision, after_revision, idempotency_key, trash_id, details, diff
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::uuid[], $7::text[], $8::text[],
-                   $9::text[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::jsonb[])
+                   $9::text[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::jsonb[], $15::text[])
             WITH ORDINALITY AS e(id, mapping_id, vault_id, account_id, credential_kind, credential_id, client, kind,
-                                 path, before_revision, after_revision, idempotency_key, trash_id, details, ord)
+                                 path, before_revision, after_revision, idempotency_key, trash_id, details, diff, ord)
       ORDER BY ord`,
     [
       uuidArrayParam(column(() => newId())),
@@ -34,6 +34,7 @@ export async function appendEvents(sql: Sql, events: readonly NewProvenanceEvent
       textArrayParam(column((e) => e.idempotencyKey ?? null)),
       column((e) => e.trashId ?? null),
       column((e) => JSON.stringify(e.details ?? {})),
+      textArrayParam(column((e) => e.diff ?? null)),
     ],
   );
 }
@@ -52,6 +53,8 @@ export interface ProvenanceEvent {
   client: string | null;
   details: Record<string, unknown>;
   createdAt: Date;
+  /** Present when asked for: the change's unified diff, or null when it has none. */
+  diff?: string | null;
 }
 
 interface EventRow {
@@ -67,6 +70,7 @@ interface EventRow {
   client: string | null;
   details: Record<string, unknown>;
   created_at: Date;
+  diff?: string | null;
   [key: string]: unknown;
 }
 
@@ -81,12 +85,12 @@ export async function listEvents(
   sql: Sql,
   mappingId: string,
   accountId: string,
-  range: { since: number; before: number | null; order: EventOrder },
+  range: { since: number; before: number | null; order: EventOrder; diffs?: boolean },
   limit: number,
 ): Promise<ProvenanceEvent[]> {
   const rows = await sql.query<EventRow>(
     `SELECT seq, id, kind, path, before_revision, after_revision, trash_id, idempotency_key, credential_kind, client,
-            details, created_at
+            details, created_at${range.diffs ? ', diff' : ''}
        FROM provenance_events
       WHERE mapping_id = $1 AND account_id = $2 AND seq > $3 AND ($4::bigint IS NULL OR seq < $4)
       ORDER BY seq ${range.order === 'desc' ? 'DESC' : 'ASC'}
@@ -106,5 +110,6 @@ export async function listEvents(
     client: r.client,
     details: r.details,
     createdAt: r.created_at,
+    ...(range.diffs ? { diff: r.diff ?? null } : {}),
   }));
 }

@@ -24,9 +24,13 @@ export const listEvents = defineOperation({
     before: z.number().int().min(1).optional().describe('Return events before this seq (default: no bound)'),
     order: z.enum(['asc', 'desc']).optional().describe('asc (default): oldest first. desc: newest first'),
     limit: z.number().int().min(1).max(MAX_EVENTS_PAGE).optional().describe(`At most ${MAX_EVENTS_PAGE}, default 100`),
+    diffs: z
+      .boolean()
+      .optional()
+      .describe('true: each event with its unified diff (diff; null when the change replaced no content). Ask for few events: a diff is up to 64 KB'),
   }),
   output: z.object({
-    events: z.array(EventOut),
+    events: z.array(EventOut.extend({ diff: z.string().nullable().optional().describe('With diffs: true, the unified diff of the change, or null') })),
     nextSince: z.number().int().describe('The newest seq on this page (or since when empty): pass it as since for what follows'),
     nextBefore: z
       .number()
@@ -52,9 +56,10 @@ export const listEvents = defineOperation({
       ...(input.before !== undefined ? { before: input.before } : {}),
       ...(input.order !== undefined ? { order: input.order } : {}),
       ...(input.limit !== undefined ? { limit: input.limit } : {}),
+      ...(input.diffs ? { diffs: true } : {}),
     });
     return {
-      events: page.events.map(presentEvent),
+      events: page.events.map((event) => ({ ...presentEvent(event), ...(event.diff !== undefined ? { diff: event.diff } : {}) })),
       nextSince: page.nextSince,
       ...(page.nextBefore !== undefined ? { nextBefore: page.nextBefore } : {}),
       truncated: page.truncated,

@@ -18,6 +18,7 @@ interface EventView {
   client: string | null;
   details: Record<string, unknown>;
   createdAt: string;
+  diff?: string | null;
 }
 
 /** What people call each kind of event. */
@@ -49,7 +50,11 @@ function eventRow(vault: VaultView, event: EventView): SafeHtml {
     <td>${KIND_NAMES[event.kind] ?? event.kind}</td>
     <td>${note}${newPath ? html` → <code>${newPath}</code>` : ''}</td>
     <td><code>${shortRevision(event.beforeRevision)}</code> → <code>${shortRevision(event.afterRevision)}</code></td>
-  </tr>`;
+  </tr>
+  ${event.diff
+    ? html`<tr class="diff-row"><td colspan="5"><details><summary>What changed in ${event.path ?? 'the note'}</summary>
+        <pre class="diff" tabindex="0">${event.diff}</pre>${event.details.diffTruncated === true ? html`<p class="muted">The diff is cut at 64 KB.</p>` : ''}</details></td></tr>`
+    : ''}`;
 }
 
 /** `/workspace/vaults/{mappingId}/events`: what was done to the vault, newest first, by whom and through what. */
@@ -65,6 +70,7 @@ export function eventPages(deps: WorkspaceDependencies): Hono<HttpEnv> {
         mappingId: vault.mappingId,
         order: 'desc',
         limit: EVENTS_PAGE,
+        diffs: true,
         ...(Number.isSafeInteger(before) && before > 0 ? { before } : {}),
       });
       const older = page.truncated && page.nextBefore ? html`<p><a href="${eventsUrl(vault.mappingId)}?before=${page.nextBefore}" rel="next">Older events</a></p>` : '';
