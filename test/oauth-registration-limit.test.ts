@@ -32,12 +32,15 @@ describe('dynamic client registration is rate-limited per client address', () =>
     const before = await clientCount();
     const refused = await register(address, { client_name: 'One too many' });
     expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBe(String((REGISTRATION_WINDOW_MS - 10 * 60_000) / 1000));
+    // The window started with the first registration, a few real seconds before the clock moved on ten minutes.
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeLessThanOrEqual((REGISTRATION_WINDOW_MS - 10 * 60_000) / 1000);
+    expect(retryAfter).toBeGreaterThan((REGISTRATION_WINDOW_MS - 10 * 60_000) / 1000 - 30);
     expect(refused.headers.get('cache-control')).toBe('no-store');
     expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await refused.json()).toEqual({
       error: 'temporarily_unavailable',
-      error_description: 'Too many client registrations from this address; try again in 3000 seconds.',
+      error_description: `Too many client registrations from this address; try again in ${retryAfter} seconds.`,
     });
     // Nothing was created, and a concurrent burst is refused alike.
     const burst = await Promise.all(Array.from({ length: 5 }, () => register(address)));

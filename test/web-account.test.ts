@@ -205,7 +205,8 @@ describe('the account page: password, sessions and sign-in throttles', () => {
     }
     const refused = await signInThroughForm(guesser, owner.email, PASSWORD);
     expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get('retry-after'))).toBe(15 * 60);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(15 * 60 - 10);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(15 * 60);
     const body = await refused.text();
     expect(dataCode(body)).toBe('sign_in_address_locked');
     expect(body).toContain('Too many failed sign-ins from your network address.');
