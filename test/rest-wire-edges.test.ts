@@ -79,12 +79,12 @@ describe('request bodies that are not UTF-8', () => {
 });
 
 describe('GET /api/dev/mappings', () => {
-  it('lists the mappings the account owns, exactly as the MCP tool list_vaults does', async () => {
+  it('lists the mappings the account may use, with its role, exactly as the MCP tool list_vaults does', async () => {
     const { prober } = suite;
     const response = await prober.api.get('/mappings');
     expectSuccess(response);
     expect(response.body).toEqual({
-      vaults: [{ mappingId: prober.mappingId, name: expect.any(String), provider: 'hosted', readOnly: false, writeAccess: true, deviceEncrypted: false }],
+      vaults: [{ mappingId: prober.mappingId, name: expect.any(String), provider: 'hosted', readOnly: false, writeAccess: true, role: 'owner', deviceEncrypted: false }],
       truncated: false,
     });
     const tool = await mcpRequest(suite.gateway, prober.owner.token, 'tools/call', { name: 'list_vaults', arguments: {} });

@@ -124,6 +124,8 @@ export function httpDependenciesOf(
     baseUrl: options.baseUrl,
     accounts: services.accounts,
     sessions: services.sessions,
+    workspaces: services.workspaces,
+    membership: services.membership,
     ...(options.operations ? { operations: options.operations } : {}),
   };
 }

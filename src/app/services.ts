@@ -18,7 +18,7 @@ import {
 } from '../domains/tokens/index.ts';
 import { createUsageService, type UsageService } from '../domains/usage/index.ts';
 import { createAuthorityCache, createVaultsService, type AuthorityCache, type VaultsService } from '../domains/vaults/index.ts';
-import { createWorkspacesService, type WorkspacesService } from '../domains/workspaces/index.ts';
+import { createMembershipService, createWorkspacesService, type MembershipService, type WorkspacesService } from '../domains/workspaces/index.ts';
 import { systemClock, type Clock } from '../kernel/clock.ts';
 import { createGuardedFetch } from '../net/guarded-fetch.ts';
 
@@ -26,6 +26,8 @@ import { createGuardedFetch } from '../net/guarded-fetch.ts';
 export interface Services {
   accounts: AccountsService;
   workspaces: WorkspacesService;
+  /** Team membership: members, roles, invitation links. */
+  membership: MembershipService;
   vaults: VaultsService;
   notes: NotesService;
   tokens: TokensService;
@@ -81,6 +83,7 @@ export function createServices(
   const authorityCache = createAuthorityCache();
   const noteBodies = createNoteBodyCache(options.noteCacheBytes ?? DEFAULT_NOTE_CACHE_BYTES);
   const workspaces = createWorkspacesService(db, { onRolesChanged: (workspaceId) => authorityCache.forgetWorkspace(workspaceId) });
+  const membership = createMembershipService(db, clock, (workspaceId) => authorityCache.forgetWorkspace(workspaceId));
   const vaults = createVaultsService(db, workspaces, authorityCache);
   const idempotency = createIdempotencyService(db);
   const notes = createNotesService(db, vaults, { bodies: noteBodies, onContentChanged: (vaultId) => authorityCache.forgetVault(vaultId) });
@@ -112,6 +115,7 @@ export function createServices(
   return {
     accounts,
     workspaces,
+    membership,
     vaults,
     notes,
     tokens,

@@ -3,7 +3,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
 import type { Plan } from '../../kernel/principal.ts';
 import { entitlementsOf } from '../accounts/index.ts';
-import type { WorkspacesService } from '../workspaces/index.ts';
+import type { WorkspaceRole, WorkspacesService } from '../workspaces/index.ts';
 import { MAX_VAULT_NAME_LENGTH, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags } from './contract.ts';
 import type { AuthorityCache } from './authority-cache.ts';
 import { mayAccessMapping, permissionFor } from './policy.ts';
@@ -25,6 +25,11 @@ export interface VaultsService {
   createHostedVault(input: CreateHostedVaultInput, sql?: Sql): Promise<HostedMapping>;
   /** Mappings owned by the account (what `list_vaults` discovers). */
   listOwnedMappings(accountId: string, sql?: Sql): Promise<Mapping[]>;
+  /**
+   * The mappings the account may see (what `list_vaults` discovers): those of every workspace it belongs to, with its
+   * role there, owned ones and shared ones alike.
+   */
+  listAccessibleMappings(accountId: string, sql?: Sql): Promise<Array<{ mapping: Mapping; role: WorkspaceRole }>>;
   /**
    * Resolves a mapping and the account's authority over it from server records. Malformed, unknown and
    * forbidden ids all answer the same `not_found`: a mapping id alone is never a credential.
@@ -124,6 +129,7 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService,
       return mapping as HostedMapping;
     },
     listOwnedMappings: (accountId, sql = db) => store.listMappingsOwnedBy(sql, accountId),
+    listAccessibleMappings: (accountId, sql = db) => store.listMappingsForMember(sql, accountId),
     resolveMapping: async (accountId, mappingId, access, sql = db) => (await resolveMapping(accountId, mappingId, access, sql)).mapping,
     async findMappingAsOperator(mappingId) {
       const mapping = isUuid(mappingId) ? await store.findMapping(db, mappingId) : undefined;

@@ -93,6 +93,17 @@ export async function listMappingsOwnedBy(sql: Sql, accountId: string): Promise<
   return rows.map(toMapping);
 }
 
+/** The mappings of every workspace the account belongs to, with its role there; oldest first. */
+export async function listMappingsForMember(sql: Sql, accountId: string): Promise<Array<{ mapping: Mapping; role: WorkspaceRole }>> {
+  const rows = await sql.query<MappingRow & { role: WorkspaceRole }>(
+    `SELECT ${COLUMNS.replace(/(\w+)/g, 'm.$1')}, w.role
+       FROM mappings m JOIN workspace_members w ON w.workspace_id = m.workspace_id AND w.account_id = $1
+      ORDER BY m.created_at, m.id`,
+    [accountId],
+  );
+  return rows.map((row) => ({ mapping: toMapping(row), role: row.role }));
+}
+
 /** How many hosted vaults an account owns (plan limit). */
 export async function countHostedVaultsOwnedBy(sql: Sql, accountId: string): Promise<number> {
   const rows = await sql.query<{ count: number }>(

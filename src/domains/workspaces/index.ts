@@ -4,3 +4,5 @@ export type { Workspace, WorkspacePermission, WorkspaceRole } from './contract.t
 export { roleAllows } from './policy.ts';
 export { createWorkspacesService } from './service.ts';
 export type { WorkspacesService } from './service.ts';
+export { INVITABLE_ROLES, INVITATION_TTL_MS, createMembershipService } from './membership.ts';
+export type { Invitation, InvitationPreview, Member, MembershipService } from './membership.ts';

@@ -8,6 +8,7 @@ import type { OAuthService } from '../../domains/oauth/index.ts';
 import type { SessionsService } from '../../domains/sessions/index.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
 import type { VaultsService } from '../../domains/vaults/index.ts';
+import type { MembershipService, WorkspacesService } from '../../domains/workspaces/index.ts';
 import { bearerChallenge } from '../http/auth.ts';
 import type { HttpEnv } from '../http/context.ts';
 import type { NodeHandler } from '../http/node-exchange.ts';
@@ -38,6 +39,8 @@ export interface HttpDependencies extends PipelineDependencies {
   vaults: VaultsService;
   accounts: AccountsService;
   sessions: SessionsService;
+  workspaces: WorkspacesService;
+  membership: MembershipService;
   /** Reverse proxies in front of the gateway whose X-Forwarded-For is believed (KGATE_TRUST_PROXY); 0: none. */
   trustedProxies: number;
   /** The operation table the API surfaces serve (default: every operation of kgate). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { mappingWriteSummary } from '../../domains/vaults/index.ts';
+import { roleAllows } from '../../domains/workspaces/index.ts';
 import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
 
 const MappingOut = z.object({
@@ -7,20 +8,22 @@ const MappingOut = z.object({
   name: z.string(),
   provider: z.string().describe('hosted, drive, dropbox or github'),
   readOnly: z.boolean().describe('True when the mapping accepts no note changes at all (read-only or pull-only)'),
-  writeAccess: z.boolean().describe('True when MCP note changes are allowed on this exact mapping'),
+  writeAccess: z.boolean().describe('True when MCP note changes are allowed on this exact mapping, for your role'),
+  role: z.enum(['owner', 'admin', 'editor', 'viewer']).describe('Your role in the workspace of the mapping; a viewer only reads'),
   deviceEncrypted: z.boolean().describe('True when note bodies are encrypted on the device and the server cannot read them'),
 });
 
-/** The mappings the calling account owns: the discovery every vault operation starts from. */
+/** The mappings the calling account may see: the discovery every vault operation starts from. */
 export const listMappings = defineOperation({
   id: 'listMappings',
   summary: 'List vault mappings',
   description:
-    'Lists the vault mappings your account owns, with the mappingId to pass to every vault operation, whether the ' +
-    'mapping is read-only, and whether MCP may change its notes (writeAccess).',
+    'Lists the vault mappings you may use: those of every workspace you belong to, owned and shared, with the ' +
+    'mappingId to pass to every vault operation, your role, whether the mapping is read-only, and whether MCP may ' +
+    'change its notes for you (writeAccess).',
   tags: ['mappings'],
   input: z.strictObject({}),
-  output: z.object({ vaults: z.array(MappingOut), truncated: z.boolean().describe('Always false: every owned mapping is listed') }),
+  output: z.object({ vaults: z.array(MappingOut), truncated: z.boolean().describe('Always false: every mapping you may use is listed') }),
   errors: [],
   credentials: ACCOUNT_CREDENTIALS,
   scope: 'mcp:read',
@@ -29,9 +32,13 @@ export const listMappings = defineOperation({
   rest: [{ method: 'GET', path: '/mappings' }],
   mcp: { name: 'list_vaults', title: 'List vaults', advice: 'Call this first; never guess a mappingId.', annotations: READ_ONLY_TOOL },
   async run(ctx) {
-    const mappings = await ctx.services.vaults.listOwnedMappings(ctx.principal.accountId);
+    const mappings = await ctx.services.vaults.listAccessibleMappings(ctx.principal.accountId);
     return {
-      vaults: mappings.map((m) => ({ mappingId: m.id, name: m.name, provider: m.provider, ...mappingWriteSummary(m), deviceEncrypted: m.deviceEncrypted })),
+      vaults: mappings.map(({ mapping: m, role }) => {
+        const summary = mappingWriteSummary(m);
+        const writes = roleAllows(role, 'vault.write');
+        return { mappingId: m.id, name: m.name, provider: m.provider, readOnly: summary.readOnly, writeAccess: summary.writeAccess && writes, role, deviceEncrypted: m.deviceEncrypted };
+      }),
       truncated: false,
     };
   },

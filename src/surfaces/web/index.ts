@@ -4,6 +4,7 @@ import type { OAuthService } from '../../domains/oauth/index.ts';
 import type { SessionsService } from '../../domains/sessions/index.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
 import type { VaultsService } from '../../domains/vaults/index.ts';
+import type { MembershipService, WorkspacesService } from '../../domains/workspaces/index.ts';
 import type { HttpEnv } from '../http/context.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { accountPages } from './account-pages.ts';
@@ -12,6 +13,7 @@ import { signInPages } from './signin-pages.ts';
 import { tokenPages } from './token-pages.ts';
 import { eventPages } from './event-pages.ts';
 import { notePages } from './note-pages.ts';
+import { teamPages } from './team-pages.ts';
 import { trashPages } from './trash-pages.ts';
 import { vaultPages } from './vault-pages.ts';
 import { workspacePages } from './workspace-pages.ts';
@@ -27,6 +29,8 @@ export interface WebDependencies {
   tokens: TokensService;
   vaults: VaultsService;
   oauth: OAuthService;
+  workspaces: WorkspacesService;
+  membership: MembershipService;
   /** Reverse proxies whose X-Forwarded-For is believed (KGATE_TRUST_PROXY): the client address of sign-in throttles. */
   trustedProxies: number;
   /** The invocation pipeline: workspace pages run the same operations as REST and MCP, as the signed-in person. */
@@ -52,5 +56,6 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', notePages(deps));
   app.route('/', eventPages(deps));
   app.route('/', trashPages(deps));
+  app.route('/', teamPages(deps));
   return app;
 }
