@@ -1,26 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../src/kernel/clock.ts';
+import { expectAccessible } from './support/axe.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 // Debian's chromium, driven by playwright-core; CI sets KGATE_REQUIRE_CHROMIUM so that a missing browser fails.
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env.KGATE_REQUIRE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** Serious and critical axe-core violations of the page (evaluated over DevTools, which the CSP does not govern). */
-async function seriousViolations(page: Page): Promise<unknown[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations: Array<{ id: string; impact: string | null }> = await page.evaluate(
-    `axe.run(document).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact })))`,
-  );
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 describe.skipIf(!available)('the account page in a real browser', () => {
   let gateway: TestGateway;
@@ -77,7 +66,7 @@ describe.skipIf(!available)('the account page in a real browser', () => {
     expect(await page.getByRole('heading', { name: 'Active sessions' }).isVisible()).toBe(true);
     expect(await page.getByRole('row').filter({ hasText: 'This session' }).count()).toBe(1);
     expect(await page.getByRole('button', { name: /^End the session started/ }).count()).toBe(1);
-    expect(await seriousViolations(page)).toEqual([]);
+    await expectAccessible(page);
 
     const hash = await passwordHash(owner.accountId);
     const sessions = await sessionRows(owner.accountId);
@@ -89,7 +78,7 @@ describe.skipIf(!available)('the account page in a real browser', () => {
     const alert = page.getByRole('alert');
     expect(await alert.textContent()).toContain('The current password is wrong. Nothing was changed.');
     expect(await alert.getAttribute('data-code')).toBe('wrong_current_password');
-    expect(await seriousViolations(page)).toEqual([]);
+    await expectAccessible(page);
     expect(await passwordHash(owner.accountId)).toBe(hash);
     expect(await sessionRows(owner.accountId)).toEqual(sessions);
 
@@ -128,7 +117,7 @@ describe.skipIf(!available)('the account page in a real browser', () => {
     for (let i = 0; i < 5; i += 1) await signIn(stranger.page, email, `guess ${i}`);
     await signIn(stranger.page, email, PASSWORD);
     expect(await stranger.page.getByRole('alert').getAttribute('data-code')).toBe('sign_in_account_locked');
-    expect(await seriousViolations(stranger.page)).toEqual([]);
+    await expectAccessible(stranger.page);
 
     const home = await contextAt();
     const response = home.page.waitForResponse((r) => r.request().method() === 'POST');

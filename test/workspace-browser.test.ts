@@ -4,12 +4,12 @@
  * axe-core on every page.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './support/axe.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { restClient } from './support/rest-client.ts';
 import { apply, hashOf, seedNotes } from './support/rest-transactions.ts';
@@ -17,8 +17,6 @@ import { apply, hashOf, seedNotes } from './support/rest-transactions.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
 if (!available && process.env.KGATE_REQUIRE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const PLAN = `---
 status: active
@@ -50,12 +48,6 @@ const HOSTILE = `# Hostile
 \`\`\`
 `;
 
-async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string | null; nodes: number }>> {
-  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(`axe.run(document).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`);
-}
-
 // `KGATE_SCREENSHOTS=1 npx vitest run test/workspace-browser.test.ts` writes the screenshots of docs/workspace.md.
 const SCREENSHOTS = process.env.KGATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/workspace/', import.meta.url)) : undefined;
 
@@ -64,12 +56,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
   if (!SCREENSHOTS) return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-/** Serious and critical violations only: the issue's bar. */
-async function expectAccessible(page: Page): Promise<void> {
-  const serious = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, `${page.url()}: ${JSON.stringify(serious)}`).toEqual([]);
 }
 
 describe.skipIf(!available)('the workspace in a real browser', () => {

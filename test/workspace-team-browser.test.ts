@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './support/axe.ts';
 import { snapshotTables } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { restClient } from './support/rest-client.ts';
@@ -67,6 +68,7 @@ describe.skipIf(!available)('a team workspace in a real browser', () => {
   it('invites a viewer, who signs in, joins and reads the shared vault', async () => {
     await signIn(ownerPage, owner.email);
     await ownerPage.goto(`${gateway.baseUrl}/workspace/team`);
+    await expectAccessible(ownerPage);
     await ownerPage.getByLabel('Role').selectOption('viewer');
     await ownerPage.getByRole('button', { name: 'Make an invitation link' }).click();
     const link = await ownerPage.locator('code.secret').innerText();
@@ -80,6 +82,7 @@ describe.skipIf(!available)('a team workspace in a real browser', () => {
     await viewerPage.getByLabel('Password').fill(PASSWORD);
     await viewerPage.getByRole('button', { name: 'Sign in' }).click();
     await viewerPage.waitForURL((url) => url.pathname === '/invitations');
+    await expectAccessible(viewerPage);
     await viewerPage.getByRole('button', { name: /^Join / }).click();
     await viewerPage.waitForURL((url) => url.pathname === '/workspace');
     expect(await viewerPage.locator('main').innerText()).toContain(owner.mappingId);
