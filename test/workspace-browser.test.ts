@@ -108,6 +108,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
   it('leads a stranger from / to sign-in, and the person to the workspace with the vault and its id', async () => {
     await page.goto(`${gateway.baseUrl}/`);
     expect(new URL(page.url()).pathname).toBe('/signin');
+    await expectAccessible(page);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -278,6 +279,46 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     expect(sent[0]!.authorization).toBeUndefined();
     const foreign = await webmcpTool('get_note_content', { vaultId: 'hosted:00000000-0000-7000-8000-000000000000', path: 'Notes/Ideas.md' });
     expect(foreign).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+  });
+
+  it('follows an open_app_view link to the note it names', async () => {
+    const reply = await fetch(`${gateway.url}/api/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'open_app_view', arguments: { view: 'note', mappingId, path: 'Notes/Ideas.md' } } }),
+    });
+    const { url } = ((await reply.json()) as { result: { structuredContent: { url: string } } }).result.structuredContent;
+    await page.goto(url);
+    expect(new URL(page.url()).pathname).toBe(`/workspace/vaults/${mappingId}/notes/Notes/Ideas.md`);
+    expect(await page.locator('article').innerText()).toContain('Offline sync with a conflict rule.');
+  });
+
+  it('refuses the session bridge to a request without the WebMCP header, and the browser never sends one cross-site', async () => {
+    const units = async () =>
+      (await gateway.db.query<{ used: number }>("SELECT coalesce(sum(used), 0)::int AS used FROM usage_counters WHERE surface = 'mcp' AND period = 'month'"))[0]!.used;
+    const before = await units();
+    await page.goto(`${gateway.baseUrl}/workspace`);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_vaults', arguments: {} } });
+    // Same origin, with the cookie, without the header: refused.
+    const plain = await page.evaluate(`fetch('/api/mcp', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: ${JSON.stringify(body)} }).then((r) => r.status)`);
+    expect(plain).toBe(401);
+    // From another site (127.0.0.1 is another site than localhost): with the header, the browser asks first and kgate
+    // grants no preflight, so nothing is sent; without it, the Lax session cookie stays home and the call is refused.
+    await page.goto(`${gateway.url}/healthz`);
+    const crossSite = await page.evaluate(
+      `fetch(${JSON.stringify(`${gateway.baseUrl}/api/mcp`)}, { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json', 'kgate-webmcp': '1' }, body: ${JSON.stringify(body)} }).then(() => 'sent', () => 'blocked')`,
+    );
+    expect(crossSite).toBe('blocked');
+    await page.evaluate(`fetch(${JSON.stringify(`${gateway.baseUrl}/api/mcp`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: ${JSON.stringify(body)} }).catch(() => undefined)`);
+    expect(await units()).toBe(before);
+  });
+
+  it('unregisters the WebMCP tools when the page goes away', async () => {
+    await page.goto(`${gateway.baseUrl}/workspace`);
+    await expect.poll(() => page.evaluate('document.documentElement.dataset.webmcp')).toBe('ready');
+    expect(await page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(5);
+    await page.evaluate(`window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }))`);
+    await expect.poll(() => page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(0);
   });
 
   it("answers another person's vault as if it did not exist", async () => {
