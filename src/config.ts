@@ -39,6 +39,9 @@ const EnvSchema = z.object({
     .string()
     .regex(/^(true|false|[0-9])$/, 'must be true, false, or the number of proxies in front of the gateway (0 to 9)')
     .default('false'),
+  // Outgoing mail (docs/operations.md, "E-mail"): invitation links are e-mailed only when both are set.
+  KGATE_SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
+  KGATE_SMTP_FROM: z.string().min(3).max(320).optional(),
 });
 
 /** The typed configuration of one kgate process, parsed once at start-up. */
@@ -69,6 +72,8 @@ export interface Config {
    * address is the socket's remote address and the header is ignored. Sign-in and registration throttles use it.
    */
   trustedProxies: number;
+  /** The SMTP server that e-mails invitation links (KGATE_SMTP_URL and KGATE_SMTP_FROM); undefined: no mail is sent. */
+  mail: { url: string; from: string } | undefined;
   oauth: {
     /**
      * Development only: fetch OAuth client ID metadata documents from loopback and private addresses. Off by default,
@@ -81,8 +86,8 @@ export interface Config {
 function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
   const variable = String(issue.path[0] ?? 'environment');
   const raw = env[variable];
-  // Never echo a database URL: it may carry a password.
-  const shown = raw === undefined || variable === 'DATABASE_URL' ? '' : ` (got ${JSON.stringify(raw)})`;
+  // Never echo a database or SMTP URL: it may carry a password.
+  const shown = raw === undefined || variable === 'DATABASE_URL' || variable === 'KGATE_SMTP_URL' ? '' : ` (got ${JSON.stringify(raw)})`;
   return `${variable}: ${issue.message}${shown}`;
 }
 
@@ -120,6 +125,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: e.KGATE_METRICS_PORT === undefined ? undefined : { host: e.KGATE_METRICS_HOST, port: e.KGATE_METRICS_PORT },
     noteCacheBytes: e.KGATE_NOTE_CACHE_MB * 1024 * 1024,
     trustedProxies: e.KGATE_TRUST_PROXY === 'true' ? 1 : e.KGATE_TRUST_PROXY === 'false' ? 0 : Number(e.KGATE_TRUST_PROXY),
+    mail: e.KGATE_SMTP_URL ? { url: e.KGATE_SMTP_URL, from: e.KGATE_SMTP_FROM ?? 'kgate <kgate@localhost>' } : undefined,
     oauth: { allowPrivateClientMetadata: e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1' },
   };
 }

@@ -1,4 +1,5 @@
 import { publicBaseUrl, type Config } from '../config.ts';
+import { createMailer, type Mailer } from '../net/mail.ts';
 import type { Database } from '../db/port.ts';
 import type { ClientMetadataFetch } from '../domains/oauth/index.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -100,10 +101,11 @@ export interface Gateway {
 export function httpDependenciesOf(
   services: Services,
   db: Database,
-  options: { logger: Logger; baseUrl: string; operations?: readonly AnyOperation[]; metrics?: Metrics; trustedProxies?: number },
+  options: { logger: Logger; baseUrl: string; operations?: readonly AnyOperation[]; metrics?: Metrics; trustedProxies?: number; mailer?: Mailer },
 ): HttpDependencies {
   return {
     trustedProxies: options.trustedProxies ?? 0,
+    mailer: options.mailer,
     logger: options.logger,
     metrics: options.metrics,
     tokens: services.tokens,
@@ -201,6 +203,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
       logger,
       baseUrl: base.url,
       trustedProxies: config.trustedProxies,
+      ...(config.mail ? { mailer: createMailer(config.mail) } : {}),
       ...(options.operations ? { operations: options.operations } : {}),
       ...(metrics ? { metrics } : {}),
     }),

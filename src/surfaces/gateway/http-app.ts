@@ -20,6 +20,7 @@ import { OPERATIONS } from '../operations/table.ts';
 import { mcpGateway } from '../mcp/transport.ts';
 import { toolCatalogue } from '../mcp/tool-list.ts';
 import type { Metrics } from '../../metrics.ts';
+import type { Mailer } from '../../net/mail.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
 import { developerApi } from '../rest/dev-api.ts';
 import { webPages } from '../web/index.ts';
@@ -41,6 +42,8 @@ export interface HttpDependencies extends PipelineDependencies {
   sessions: SessionsService;
   workspaces: WorkspacesService;
   membership: MembershipService;
+  /** Sends invitation links by e-mail when an SMTP server is configured. */
+  mailer?: Mailer | undefined;
   /** Reverse proxies in front of the gateway whose X-Forwarded-For is believed (KGATE_TRUST_PROXY); 0: none. */
   trustedProxies: number;
   /** The operation table the API surfaces serve (default: every operation of kgate). */

@@ -6,6 +6,7 @@ import type { TokensService } from '../../domains/tokens/index.ts';
 import type { VaultsService } from '../../domains/vaults/index.ts';
 import type { MembershipService, WorkspacesService } from '../../domains/workspaces/index.ts';
 import type { HttpEnv } from '../http/context.ts';
+import type { Mailer } from '../../net/mail.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { accountPages } from './account-pages.ts';
 import { consentPages } from './consent-pages.ts';
@@ -31,6 +32,8 @@ export interface WebDependencies {
   oauth: OAuthService;
   workspaces: WorkspacesService;
   membership: MembershipService;
+  /** Sends invitation links by e-mail when an SMTP server is configured. */
+  mailer?: Mailer | undefined;
   /** Reverse proxies whose X-Forwarded-For is believed (KGATE_TRUST_PROXY): the client address of sign-in throttles. */
   trustedProxies: number;
   /** The invocation pipeline: workspace pages run the same operations as REST and MCP, as the signed-in person. */

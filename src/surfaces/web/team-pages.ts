@@ -1,18 +1,46 @@
 import { Hono, type Context } from 'hono';
+import { KgateError } from '../../kernel/errors.ts';
 import { INVITABLE_ROLES, type Member, type MembershipService, type Workspace, type WorkspaceRole, type WorkspacesService } from '../../domains/workspaces/index.ts';
 import type { HttpEnv } from '../http/context.ts';
 import { accountForm, accountPage, signedInAs, type AccountPageDependencies } from './guards.ts';
 import { html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
+import type { Mailer } from '../../net/mail.ts';
 import { formBodyLimit, type CurrentSession } from './session.ts';
 
 /** What the team pages need. */
 export interface TeamPagesDependencies extends AccountPageDependencies {
   workspaces: Pick<WorkspacesService, 'listWorkspaces'>;
   membership: MembershipService;
+  /** Sends the invitation link by e-mail when an SMTP server is configured (KGATE_SMTP_URL). */
+  mailer?: Mailer | undefined;
 }
 
 const TEAM = '/workspace/team';
 const INVITATIONS = '/invitations';
+
+/** An invitation just made: its link, shown once, and whether it was e-mailed. */
+interface MadeInvitation {
+  workspaceId: string;
+  link: string;
+  to?: string;
+  mailed?: boolean;
+}
+
+// A deliberately loose check, as at sign-up: one "@", something on each side, no spaces; delivery proves the rest.
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
+
+/** The text of an invitation e-mail. */
+function invitationMail(from: string, workspace: string, role: WorkspaceRole, link: string, expires: Date): string {
+  return [
+    `${from} invites you to the kgate workspace "${workspace}" as ${ROLE_WORDS[role]}.`,
+    '',
+    `Open this link and sign in with your kgate account to join (it works once, until ${expires.toISOString().slice(0, 16).replace('T', ' ')} UTC):`,
+    '',
+    link,
+    '',
+    'If you did not expect this, ignore this e-mail.',
+  ].join('\n');
+}
 
 /** The link an invited person opens (its secret in the query: docs/workspaces.md). */
 export function invitationLink(baseUrl: string, token: string): string {
@@ -52,18 +80,23 @@ function memberRow(workspace: Workspace, member: Member, me: string, csrf: strin
   return html`<tr><th scope="row">${member.email}${self ? ' (you)' : ''}</th><td>${member.role}</td><td>${showDate(member.joinedAt)}</td><td>${change}</td></tr>`;
 }
 
-async function workspaceSection(deps: TeamPagesDependencies, workspace: Workspace, me: string, csrf: string, made?: { workspaceId: string; link: string }): Promise<SafeHtml> {
+async function workspaceSection(deps: TeamPagesDependencies, workspace: Workspace, me: string, csrf: string, made?: MadeInvitation): Promise<SafeHtml> {
   const members = await deps.membership.listMembers(me, workspace.id);
   const invitations = manages(workspace.role) ? await deps.membership.listInvitations(me, workspace.id) : [];
   const invite = manages(workspace.role)
     ? html`<h3>Invite someone</h3>
         ${made?.workspaceId === workspace.id
           ? html`<p class="notice">Send this link to the person you invite. It works once, for 7 days, and is shown only now:</p>
-              <p><code class="secret">${made.link}</code> <button type="button" class="copy" data-copy="${made.link}" aria-label="Copy the invitation link" hidden>Copy</button></p>`
+              <p><code class="secret">${made.link}</code> <button type="button" class="copy" data-copy="${made.link}" aria-label="Copy the invitation link" hidden>Copy</button></p>
+              ${made.mailed === undefined ? '' : made.mailed ? html`<p class="notice">It was also e-mailed to ${made.to}.</p>` : html`<p class="warning">It could not be e-mailed to ${made.to}; send it yourself.</p>`}`
           : ''}
         <form method="post" action="${TEAM}/invite">${hidden('csrf', csrf)}${hidden('workspace_id', workspace.id)}
           <label for="invite-role-${workspace.id}">Role</label>
           <select id="invite-role-${workspace.id}" name="role">${INVITABLE_ROLES.map((role) => html`<option value="${role}"${role === 'viewer' ? html` selected` : ''}>${ROLE_WORDS[role]}</option>`)}</select>
+          ${deps.mailer
+            ? html`<label for="invite-email-${workspace.id}">E-mail it to (optional)</label>
+                <input type="email" id="invite-email-${workspace.id}" name="email" maxlength="254" autocomplete="off">`
+            : ''}
           <button type="submit">Make an invitation link</button>
         </form>
         ${invitations.length === 0
@@ -92,7 +125,7 @@ async function workspaceSection(deps: TeamPagesDependencies, workspace: Workspac
 export function teamPages(deps: TeamPagesDependencies): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
 
-  async function page(c: Context<HttpEnv>, current: CurrentSession, made?: { workspaceId: string; link: string }): Promise<Response> {
+  async function page(c: Context<HttpEnv>, current: CurrentSession, made?: MadeInvitation): Promise<Response> {
     const me = current.session.accountId;
     const workspaces = await deps.workspaces.listWorkspaces(me);
     const sections = await Promise.all(workspaces.map((workspace) => workspaceSection(deps, workspace, me, current.csrf, made)));
@@ -111,8 +144,23 @@ export function teamPages(deps: TeamPagesDependencies): Hono<HttpEnv> {
     formBodyLimit,
     accountForm(deps, TEAM, async (c, current, form) => {
       const workspaceId = form.get('workspace_id') ?? '';
-      const { token } = await deps.membership.invite(current.session.accountId, workspaceId, (form.get('role') ?? '') as WorkspaceRole);
-      return page(c, current, { workspaceId, link: invitationLink(deps.baseUrl(), token) });
+      const to = (form.get('email') ?? '').trim();
+      if (to !== '' && !EMAIL.test(to)) throw new KgateError('invalid_request', 'That is not an e-mail address.', { field: 'email' });
+      const { invitation, token } = await deps.membership.invite(current.session.accountId, workspaceId, (form.get('role') ?? '') as WorkspaceRole);
+      const link = invitationLink(deps.baseUrl(), token);
+      if (!deps.mailer || to === '') return page(c, current, { workspaceId, link });
+      const workspace = (await deps.workspaces.listWorkspaces(current.session.accountId)).find((w) => w.id === workspaceId);
+      const mailed = await deps.mailer
+        .send({ to, subject: `You are invited to ${workspace?.name ?? 'a workspace'} on kgate`, text: invitationMail(current.session.email, workspace?.name ?? '', invitation.role, link, invitation.expiresAt) })
+        .then(
+          () => true,
+          (error: unknown) => {
+            // The link is still shown; the log says why the mail failed, without the link (it is a secret).
+            c.get('log')?.().warn({ err: { message: error instanceof Error ? error.message : String(error) } }, 'invitation e-mail not sent');
+            return false;
+          },
+        );
+      return page(c, current, { workspaceId, link, to, mailed });
     }),
   );
 
