@@ -115,6 +115,20 @@ export interface AttemptCount {
   shortLockUntil: Date | null;
 }
 
+// The rules both counts share, as CASE arms of their upsert ($2 now, $3 the window's start, $4 the most attempts,
+// $5 the lock's end; `f.` is the row as the previous attempt left it): while locked, the count stays one past the
+// maximum; a window or lock that is over starts a new count; reaching the maximum locks.
+const COUNT_ARMS = `WHEN f.locked_until > $2 THEN LEAST(f.failures + 1, $4::int + 1)
+         WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN 1
+         ELSE f.failures + 1 END,`;
+const WINDOW_START = `window_started_at = CASE
+         WHEN f.locked_until > $2 THEN f.window_started_at
+         WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN $2
+         ELSE f.window_started_at END,`;
+const LOCK_ARMS = `WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN CASE WHEN $4::int <= 1 THEN $5::timestamptz END
+         WHEN f.failures + 1 >= $4::int THEN $5::timestamptz
+         ELSE NULL END`;
+
 /**
  * Counts one sign-in attempt of an account before its password is checked, in a single upsert: concurrent
  * attempts are serialized by the row lock and each sees the count the previous one left, so at most
@@ -144,19 +158,12 @@ export async function countAttempt(
      ON CONFLICT (email_key) DO UPDATE SET
        failures = CASE
          WHEN ${cleanPass} THEN $4::int
-         WHEN f.locked_until > $2 THEN LEAST(f.failures + 1, $4::int + 1)
-         WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN 1
-         ELSE f.failures + 1 END,
-       window_started_at = CASE
-         WHEN f.locked_until > $2 THEN f.window_started_at
-         WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN $2
-         ELSE f.window_started_at END,
+         ${COUNT_ARMS}
+       ${WINDOW_START}
        locked_until = CASE
          WHEN ${cleanPass} THEN $5::timestamptz
          WHEN f.locked_until > $2 THEN f.locked_until
-         WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN CASE WHEN $4::int <= 1 THEN $5::timestamptz END
-         WHEN f.failures + 1 >= $4::int THEN $5::timestamptz
-         ELSE NULL END,
+         ${LOCK_ARMS},
        short_lock_until = CASE
          WHEN ${cleanPass} THEN $7::timestamptz
          WHEN f.locked_until > $2 THEN f.short_lock_until
@@ -197,18 +204,11 @@ export async function countAddressAttempt(
      VALUES ($1, 1, $2, CASE WHEN $4::int <= 1 THEN $5::timestamptz END)
      ON CONFLICT (address_key) DO UPDATE SET
        failures = CASE
-         WHEN f.locked_until > $2 THEN LEAST(f.failures + 1, $4::int + 1)
-         WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN 1
-         ELSE f.failures + 1 END,
-       window_started_at = CASE
-         WHEN f.locked_until > $2 THEN f.window_started_at
-         WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN $2
-         ELSE f.window_started_at END,
+         ${COUNT_ARMS}
+       ${WINDOW_START}
        locked_until = CASE
          WHEN f.locked_until > $2 THEN f.locked_until
-         WHEN f.locked_until IS NOT NULL OR f.window_started_at <= $3 THEN CASE WHEN $4::int <= 1 THEN $5::timestamptz END
-         WHEN f.failures + 1 >= $4::int THEN $5::timestamptz
-         ELSE NULL END
+         ${LOCK_ARMS}
      RETURNING failures, locked_until`,
     [input.addressKey, now, windowStart, maxAttempts, lockEnd],
   );
