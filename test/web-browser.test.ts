@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible } from './support/axe.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 // Debian's chromium, driven by playwright-core (no browser download). CI installs it and sets
@@ -102,6 +103,7 @@ describe.skipIf(!available)('sign-in, consent and connected applications in a re
 
     // The consent page names the client, explains the scopes and warns about the localhost redirect.
     await expect.poll(() => page.url()).toContain('/oauth/authorize');
+    await expectAccessible(page);
     const consent = await page.locator('main').innerText();
     expect(consent).toContain('Browser Test Agent');
     expect(consent).toContain(new URL(callback.url).host);

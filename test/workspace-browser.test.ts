@@ -221,7 +221,15 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     await page.goto(`${gateway.baseUrl}/workspace`);
     await expect.poll(() => page.evaluate('document.documentElement.dataset.webmcp')).toBe('ready');
     const names = await page.evaluate<string[]>('document.modelContext.getTools().then((tools) => tools.map((t) => t.name))');
-    expect(names.sort()).toEqual(['apply_note_writes', 'get_note_content', 'list_vaults', 'preview_note_writes', 'search_notes']);
+    expect(names.sort()).toEqual([
+      'apply_note_deletions',
+      'apply_note_writes',
+      'get_note_content',
+      'list_vaults',
+      'preview_note_deletions',
+      'preview_note_writes',
+      'search_notes',
+    ]);
     const vaults = await webmcpTool('list_vaults', {});
     expect(vaults.structuredContent.vaults).toEqual(
       expect.arrayContaining([
@@ -252,6 +260,14 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
       expect((await webmcpTool('get_note_content', { vaultId: 'local:default', path: 'Local/idea.md' })).structuredContent.content).toContain(secret);
       expect((await webmcpTool('apply_note_writes', { notes, idempotencyKey: key })).structuredContent).toMatchObject({ applied: true, replayed: true });
       expect((await webmcpTool('search_notes', { query: secret.toLowerCase() })).structuredContent.results).toEqual([expect.objectContaining({ path: 'Local/idea.md' })]);
+      // Deleting: a preview, a stale hash refused, then the apply with the current hash moves it to the local trash.
+      const hash = (await webmcpTool('get_note_content', { path: 'Local/idea.md' })).structuredContent.contentHash as string;
+      const deletion = await webmcpTool('preview_note_deletions', { notes: [{ path: 'Local/idea.md' }] });
+      expect(deletion.structuredContent).toMatchObject({ applied: false, actions: [{ path: 'Local/idea.md', status: 'delete', beforeRevision: hash }] });
+      const staleDelete = await webmcpTool('apply_note_deletions', { notes: [{ path: 'Local/idea.md', expectedHash: `sha256:${'1'.repeat(64)}` }], idempotencyKey: `${key}-4` });
+      expect(staleDelete).toMatchObject({ isError: true, structuredContent: { code: 'conflict' } });
+      expect((await webmcpTool('apply_note_deletions', { notes: [{ path: 'Local/idea.md', expectedHash: hash }], idempotencyKey: `${key}-5` })).structuredContent).toMatchObject({ applied: true });
+      expect(await webmcpTool('get_note_content', { path: 'Local/idea.md' })).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
     } finally {
       page.off('request', record);
     }
@@ -316,7 +332,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
   it('unregisters the WebMCP tools when the page goes away', async () => {
     await page.goto(`${gateway.baseUrl}/workspace`);
     await expect.poll(() => page.evaluate('document.documentElement.dataset.webmcp')).toBe('ready');
-    expect(await page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(5);
+    expect(await page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(7);
     await page.evaluate(`window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }))`);
     await expect.poll(() => page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(0);
   });

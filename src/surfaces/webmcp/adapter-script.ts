@@ -11,8 +11,8 @@ import { WEBMCP_HEADER, WEBMCP_HEADER_VALUE } from './bridge.ts';
  * none) and unregisters them when the page goes away. `vaultId` routes each call:
  * - `hosted:<mappingId>` forwards to the hosted MCP tool through the session bridge: the HttpOnly cookie, the
  *   WebMCP header, same origin. Page code never holds a bearer token.
- * - `local:<vault>` works on a local-only browser vault kept in IndexedDB, never uploaded: reads, and writes with
- *   the same rules as hosted ones (a preview first; to apply, an idempotency key and the current hash of every
+ * - `local:<vault>` works on a local-only browser vault kept in IndexedDB, never uploaded: reads, writes and
+ *   deletions (to a local trash) with the same rules as hosted ones (a preview first; to apply, an idempotency key and the current hash of every
  *   existing note; a stale hash changes nothing; a replayed key answers as before), evaluated in the page.
  * - no vaultId: the currently selected local vault (`local:default` until another is selected).
  */
@@ -28,10 +28,13 @@ const ADAPTER = `'use strict';
   // Local-only vaults: one IndexedDB database in this browser; nothing here is ever sent to the server.
   function openLocal() {
     return new Promise((resolve, reject) => {
-      const request = indexedDB.open('kgate-local-vaults', 1);
+      const request = indexedDB.open('kgate-local-vaults', 2);
       request.onupgradeneeded = () => {
-        request.result.createObjectStore('notes', { keyPath: ['vault', 'path'] });
-        request.result.createObjectStore('applied', { keyPath: ['vault', 'key'] });
+        const db = request.result;
+        if (!db.objectStoreNames.contains('notes')) db.createObjectStore('notes', { keyPath: ['vault', 'path'] });
+        if (!db.objectStoreNames.contains('applied')) db.createObjectStore('applied', { keyPath: ['vault', 'key'] });
+        // Deleted notes go to the trash first, as hosted ones do.
+        if (!db.objectStoreNames.contains('trash')) db.createObjectStore('trash', { keyPath: ['vault', 'id'] });
       };
       request.onsuccess = () => resolve(request.result);
       request.onerror = () => reject(request.error);
@@ -92,7 +95,8 @@ const ADAPTER = `'use strict';
   async function localNotes(vault) {
     return local(['notes'], 'readonly', async (tx) => (await asPromise(tx.objectStore('notes').getAll())).filter((n) => n.vault === vault));
   }
-  async function localPlan(vault, notes) {
+  // A plan of writes (kind 'write': create or replace) or deletions (kind 'delete'), as the hosted service plans them.
+  async function localPlan(vault, notes, kind) {
     if (!Array.isArray(notes) || notes.length === 0 || notes.length > MAX_LOCAL_NOTES) fail('invalid_request', 'notes holds 1 to ' + MAX_LOCAL_NOTES + ' notes.');
     const stored = new Map((await localNotes(vault)).map((n) => [n.path, n]));
     const seen = new Set();
@@ -101,18 +105,59 @@ const ADAPTER = `'use strict';
       const path = validPath(note?.path);
       if (seen.has(path)) fail('invalid_request', 'One action per path.');
       seen.add(path);
-      if (typeof note.content !== 'string') fail('invalid_request', 'content is a string.');
+      if (kind === 'write' && typeof note.content !== 'string') fail('invalid_request', 'content is a string.');
       const current = stored.get(path);
       const before = current ? await hashOf(current.content) : null;
-      const after = await hashOf(note.content);
-      let status = current ? (before === after ? 'no-op' : 'update') : 'create';
+      const after = kind === 'write' ? await hashOf(note.content) : null;
+      let status = kind === 'delete' ? 'delete' : current ? (before === after ? 'no-op' : 'update') : 'create';
       let problem;
-      if (note.expectedHash !== undefined && note.expectedHash !== before) { status = 'conflict'; problem = { code: 'conflict', detail: 'The note changed since the hash was read.' }; }
-      actions.push({ index, path, status, beforeRevision: before, afterRevision: after, content: note.content, current: current ? current.content : null, expectedHash: note.expectedHash, ...(problem ? { problem } : {}) });
+      if (kind === 'delete' && !current) { status = 'conflict'; problem = { code: 'not_found', detail: 'There is no such note.' }; }
+      else if (note.expectedHash !== undefined && note.expectedHash !== before) { status = 'conflict'; problem = { code: 'conflict', detail: 'The note changed since the hash was read.' }; }
+      actions.push({ index, path, status, beforeRevision: before, afterRevision: after, content: kind === 'write' ? note.content : null, current: current ? current.content : null, expectedHash: note.expectedHash, ...(problem ? { problem } : {}) });
     }
     return actions;
   }
   const present = (vault, actions, applied) => ({ vaultId: 'local:' + vault, applied, actions: actions.map(({ content, current, expectedHash, ...rest }) => rest) });
+
+  async function previewLocal(vault, args, kind) {
+    if (args.dryRun !== undefined) fail('invalid_request', 'A preview always dry-runs: drop dryRun.');
+    return present(vault, await localPlan(vault, args.notes, kind), false);
+  }
+
+  // Applies exactly the approved notes: a new key, the hash of every existing note, nothing stale, all or nothing.
+  async function applyLocal(vault, args, kind) {
+    const key = args.idempotencyKey;
+    if (typeof key !== 'string' || key.length === 0 || key.length > 200) fail('invalid_request', 'Applying needs an idempotencyKey.');
+    const request = JSON.stringify({ kind, notes: args.notes });
+    const earlier = await local(['applied'], 'readonly', (tx) => asPromise(tx.objectStore('applied').get([vault, key])));
+    if (earlier) {
+      if (earlier.request !== request) fail('idempotency_conflict', 'This key was used for another change.');
+      return { ...earlier.result, replayed: true };
+    }
+    const actions = await localPlan(vault, args.notes, kind);
+    for (const action of actions) {
+      if (action.status === 'conflict') fail(action.problem.code, action.problem.detail + ' Nothing was changed.');
+      if (action.beforeRevision !== null && action.expectedHash === undefined) fail('precondition_required', 'Changing or deleting ' + action.path + ' needs its expectedHash.');
+    }
+    const result = present(vault, actions, true);
+    await local(['notes', 'applied', 'trash'], 'readwrite', async (tx) => {
+      const notes = tx.objectStore('notes');
+      // Re-checked inside the transaction, against the content the plan read (no other await may come between
+      // IndexedDB requests, or the transaction would end): nothing stale overwrites.
+      for (const action of actions) {
+        const current = await asPromise(notes.get([vault, action.path]));
+        if ((current ? current.content : null) !== action.current) { tx.abort(); fail('conflict', 'A note changed meanwhile: nothing was changed.'); }
+      }
+      for (const action of actions) {
+        if (action.status === 'delete') {
+          tx.objectStore('trash').put({ vault, id: crypto.randomUUID(), path: action.path, content: action.current, deletedAt: new Date().toISOString() });
+          notes.delete([vault, action.path]);
+        } else if (action.status !== 'no-op') notes.put({ vault, path: action.path, content: action.content });
+      }
+      tx.objectStore('applied').put({ vault, key, request, result });
+    });
+    return result;
+  }
 
   const localTools = {
     async list_vaults() {
@@ -137,48 +182,23 @@ const ADAPTER = `'use strict';
       if (!note) fail('not_found', 'No such note.');
       return { path, content: note.content, contentHash: await hashOf(note.content) };
     },
-    async preview_note_writes(vault, args) {
-      if (args.dryRun !== undefined) fail('invalid_request', 'A preview always dry-runs: drop dryRun.');
-      return present(vault, await localPlan(vault, args.notes), false);
-    },
-    async apply_note_writes(vault, args) {
-      const key = args.idempotencyKey;
-      if (typeof key !== 'string' || key.length === 0 || key.length > 200) fail('invalid_request', 'Applying needs an idempotencyKey.');
-      const request = JSON.stringify(args.notes);
-      const earlier = await local(['applied'], 'readonly', (tx) => asPromise(tx.objectStore('applied').get([vault, key])));
-      if (earlier) {
-        if (earlier.request !== request) fail('idempotency_conflict', 'This key was used for another change.');
-        return { ...earlier.result, replayed: true };
-      }
-      const actions = await localPlan(vault, args.notes);
-      for (const action of actions) {
-        if (action.status === 'conflict') fail('conflict', 'A note changed since its hash was read: nothing was written.');
-        if (action.beforeRevision !== null && action.expectedHash === undefined) fail('precondition_required', 'Changing ' + action.path + ' needs its expectedHash.');
-      }
-      const result = present(vault, actions, true);
-      await local(['notes', 'applied'], 'readwrite', async (tx) => {
-        const notes = tx.objectStore('notes');
-        // Re-checked inside the transaction, against the content the plan read (no other await may come between
-        // IndexedDB requests, or the transaction would end): nothing stale overwrites.
-        for (const action of actions) {
-          const current = await asPromise(notes.get([vault, action.path]));
-          if ((current ? current.content : null) !== action.current) { tx.abort(); fail('conflict', 'A note changed meanwhile: nothing was written.'); }
-        }
-        for (const action of actions) if (action.status !== 'no-op') notes.put({ vault, path: action.path, content: action.content });
-        tx.objectStore('applied').put({ vault, key, request, result });
-      });
-      return result;
-    },
+    preview_note_writes: (vault, args) => previewLocal(vault, args, 'write'),
+    apply_note_writes: (vault, args) => applyLocal(vault, args, 'write'),
+    preview_note_deletions: (vault, args) => previewLocal(vault, args, 'delete'),
+    apply_note_deletions: (vault, args) => applyLocal(vault, args, 'delete'),
   };
 
   const VAULT_ID = { type: 'string', description: 'local:<vault> (notes kept in this browser only) or hosted:<mappingId>, from list_vaults; omitted: the selected local vault' };
   const NOTES = { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' }, expectedHash: { type: 'string' } }, required: ['path', 'content'] } };
+  const DELETIONS = { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, expectedHash: { type: 'string' } }, required: ['path'] } };
   const TOOLS = [
     { name: 'list_vaults', description: 'Lists the vaults this page can reach: local-only browser vaults and the hosted vaults of the signed-in person.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
     { name: 'search_notes', description: 'Searches the notes of one vault.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, query: { type: 'string' } }, required: ['query'] }, annotations: { readOnlyHint: true } },
     { name: 'get_note_content', description: 'Reads one note and its content hash.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, path: { type: 'string' } }, required: ['path'] }, annotations: { readOnlyHint: true } },
     { name: 'preview_note_writes', description: 'Previews creating or replacing notes; changes nothing. Show the preview to the person before applying.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: NOTES }, required: ['notes'] }, annotations: { readOnlyHint: true } },
     { name: 'apply_note_writes', description: 'Applies the exact notes the person approved, with a new idempotencyKey and the expectedHash of every existing note.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: NOTES, idempotencyKey: { type: 'string' } }, required: ['notes', 'idempotencyKey'] }, annotations: { readOnlyHint: false, destructiveHint: true } },
+    { name: 'preview_note_deletions', description: 'Previews deleting notes (they go to the trash); changes nothing. Show the preview to the person before applying.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: DELETIONS }, required: ['notes'] }, annotations: { readOnlyHint: true } },
+    { name: 'apply_note_deletions', description: 'Moves the exact notes the person approved to the trash, with a new idempotencyKey and the expectedHash of each.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: DELETIONS, idempotencyKey: { type: 'string' } }, required: ['notes', 'idempotencyKey'] }, annotations: { readOnlyHint: false, destructiveHint: true } },
   ];
 
   async function run(name, input) {
