@@ -1,7 +1,7 @@
 /**
- * Knowledge: records compiled deterministically from note content (docs/knowledge.md). Only the pure compiler and
- * its change events exist so far; storage, scopes and the read tools follow (issue 15), and nothing is published
- * before it works.
+ * Knowledge: records compiled deterministically from note content (docs/knowledge.md), stored with their change
+ * events and observation receipts. Compiling on every applied change, scopes and the read tools follow (issue 15);
+ * nothing is published before it works.
  */
 export { compileNote, RELATION_KEYS } from './compile.ts';
 export { knowledgeChanges } from './changes.ts';
@@ -16,3 +16,5 @@ export type {
   QuestionRecord,
   RelationRecord,
 } from './records.ts';
+export { createKnowledgeService } from './service.ts';
+export type { KnowledgeService } from './service.ts';
