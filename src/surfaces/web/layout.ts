@@ -171,3 +171,21 @@ export function showDate(date: Date | null, never = 'never'): SafeHtml {
   const iso = date.toISOString();
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
+
+/** A hidden form field. */
+export function hiddenInput(name: string, value: string): SafeHtml {
+  return html`<input type="hidden" name="${name}" value="${value}">`;
+}
+
+/** A copy button for a value: hidden until the workspace script shows it, since without script it cannot copy. */
+export function copyButton(value: string, label: string): SafeHtml {
+  return html`<button type="button" class="copy" data-copy="${value}" aria-label="${label}" hidden>Copy</button>`;
+}
+
+/** How pages name where a vault's notes live. */
+export const PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  hosted: 'Hosted by kgate',
+  drive: 'Google Drive',
+  dropbox: 'Dropbox',
+  github: 'GitHub',
+};

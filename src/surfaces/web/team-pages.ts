@@ -1,9 +1,10 @@
 import { Hono, type Context } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
+import { EmailSchema } from '../../domains/accounts/index.ts';
 import { INVITABLE_ROLES, type Member, type MembershipService, type Workspace, type WorkspaceRole, type WorkspacesService } from '../../domains/workspaces/index.ts';
 import type { HttpEnv } from '../http/context.ts';
 import { accountForm, accountPage, signedInAs, type AccountPageDependencies } from './guards.ts';
-import { html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
+import { copyButton, hiddenInput, html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
 import type { Mailer } from '../../net/mail.ts';
 import { formBodyLimit, type CurrentSession } from './session.ts';
 
@@ -25,9 +26,6 @@ interface MadeInvitation {
   to?: string;
   mailed?: boolean;
 }
-
-// A deliberately loose check, as at sign-up: one "@", something on each side, no spaces; delivery proves the rest.
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 
 /** The text of an invitation e-mail. */
 function invitationMail(from: string, workspace: string, role: WorkspaceRole, link: string, expires: Date): string {
@@ -55,10 +53,6 @@ const ROLE_WORDS: Readonly<Record<WorkspaceRole, string>> = {
 };
 const manages = (role: WorkspaceRole) => role === 'owner' || role === 'admin';
 
-function hidden(name: string, value: string): SafeHtml {
-  return html`<input type="hidden" name="${name}" value="${value}">`;
-}
-
 function roleOptions(selected: WorkspaceRole, roles: readonly WorkspaceRole[]): SafeHtml {
   return html`${roles.map((role) => html`<option value="${role}"${role === selected ? html` selected` : ''}>${role}</option>`)}`;
 }
@@ -67,14 +61,14 @@ function memberRow(workspace: Workspace, member: Member, me: string, csrf: strin
   const self = member.accountId === me;
   const change =
     manages(workspace.role) && !self
-      ? html`<form method="post" action="${TEAM}/role">${hidden('csrf', csrf)}${hidden('workspace_id', workspace.id)}${hidden('account_id', member.accountId)}
+      ? html`<form method="post" action="${TEAM}/role">${hiddenInput('csrf', csrf)}${hiddenInput('workspace_id', workspace.id)}${hiddenInput('account_id', member.accountId)}
           <label class="inline" for="role-${member.accountId}">Role of ${member.email}</label>
           <select id="role-${member.accountId}" name="role">${roleOptions(member.role, workspace.role === 'owner' ? ROLES : INVITABLE_ROLES)}</select>
           <button type="submit">Change role</button></form>
-        <form method="post" action="${TEAM}/remove">${hidden('csrf', csrf)}${hidden('workspace_id', workspace.id)}${hidden('account_id', member.accountId)}
+        <form method="post" action="${TEAM}/remove">${hiddenInput('csrf', csrf)}${hiddenInput('workspace_id', workspace.id)}${hiddenInput('account_id', member.accountId)}
           <button type="submit" aria-label="Remove ${member.email}">Remove</button></form>`
       : self
-        ? html`<form method="post" action="${TEAM}/remove">${hidden('csrf', csrf)}${hidden('workspace_id', workspace.id)}${hidden('account_id', member.accountId)}
+        ? html`<form method="post" action="${TEAM}/remove">${hiddenInput('csrf', csrf)}${hiddenInput('workspace_id', workspace.id)}${hiddenInput('account_id', member.accountId)}
             <button type="submit">Leave this workspace</button></form>`
         : '';
   return html`<tr><th scope="row">${member.email}${self ? ' (you)' : ''}</th><td>${member.role}</td><td>${showDate(member.joinedAt)}</td><td>${change}</td></tr>`;
@@ -87,10 +81,10 @@ async function workspaceSection(deps: TeamPagesDependencies, workspace: Workspac
     ? html`<h3>Invite someone</h3>
         ${made?.workspaceId === workspace.id
           ? html`<p class="notice">Send this link to the person you invite. It works once, for 7 days, and is shown only now:</p>
-              <p><code class="secret">${made.link}</code> <button type="button" class="copy" data-copy="${made.link}" aria-label="Copy the invitation link" hidden>Copy</button></p>
+              <p><code class="secret">${made.link}</code> ${copyButton(made.link, 'Copy the invitation link')}</p>
               ${made.mailed === undefined ? '' : made.mailed ? html`<p class="notice">It was also e-mailed to ${made.to}.</p>` : html`<p class="warning">It could not be e-mailed to ${made.to}; send it yourself.</p>`}`
           : ''}
-        <form method="post" action="${TEAM}/invite">${hidden('csrf', csrf)}${hidden('workspace_id', workspace.id)}
+        <form method="post" action="${TEAM}/invite">${hiddenInput('csrf', csrf)}${hiddenInput('workspace_id', workspace.id)}
           <label for="invite-role-${workspace.id}">Role</label>
           <select id="invite-role-${workspace.id}" name="role">${INVITABLE_ROLES.map((role) => html`<option value="${role}"${role === 'viewer' ? html` selected` : ''}>${ROLE_WORDS[role]}</option>`)}</select>
           ${deps.mailer
@@ -105,7 +99,7 @@ async function workspaceSection(deps: TeamPagesDependencies, workspace: Workspac
               <thead><tr><th scope="col">Role</th><th scope="col">Made</th><th scope="col">Expires</th><th scope="col">Revoke</th></tr></thead>
               <tbody>${invitations.map(
                 (invitation) => html`<tr><td>${invitation.role}</td><td>${showDate(invitation.createdAt)}</td><td>${showDate(invitation.expiresAt)}</td>
-                  <td><form method="post" action="${TEAM}/revoke">${hidden('csrf', csrf)}${hidden('workspace_id', workspace.id)}${hidden('invitation_id', invitation.id)}
+                  <td><form method="post" action="${TEAM}/revoke">${hiddenInput('csrf', csrf)}${hiddenInput('workspace_id', workspace.id)}${hiddenInput('invitation_id', invitation.id)}
                     <button type="submit" aria-label="Revoke the ${invitation.role} invitation made ${invitation.createdAt.toISOString().slice(0, 16)}">Revoke</button></form></td></tr>`,
               )}</tbody></table>`}`
     : '';
@@ -145,7 +139,7 @@ export function teamPages(deps: TeamPagesDependencies): Hono<HttpEnv> {
     accountForm(deps, TEAM, async (c, current, form) => {
       const workspaceId = form.get('workspace_id') ?? '';
       const to = (form.get('email') ?? '').trim();
-      if (to !== '' && !EMAIL.test(to)) throw new KgateError('invalid_request', 'That is not an e-mail address.', { field: 'email' });
+      if (to !== '' && !EmailSchema.safeParse(to).success) throw new KgateError('invalid_request', 'That is not an e-mail address.', { field: 'email' });
       const { invitation, token } = await deps.membership.invite(current.session.accountId, workspaceId, (form.get('role') ?? '') as WorkspaceRole);
       const link = invitationLink(deps.baseUrl(), token);
       if (!deps.mailer || to === '') return page(c, current, { workspaceId, link });
@@ -203,7 +197,7 @@ export function teamPages(deps: TeamPagesDependencies): Hono<HttpEnv> {
         signedIn: signedInAs(current),
         body: html`<p>You are invited to the workspace <strong>${invitation.workspaceName}</strong> as ${ROLE_WORDS[invitation.role]}.
             The invitation works once, until ${showDate(invitation.expiresAt)}.</p>
-          <form method="post" action="${INVITATIONS}/accept">${hidden('csrf', current.csrf)}${hidden('token', token)}<button type="submit">Join ${invitation.workspaceName}</button></form>`,
+          <form method="post" action="${INVITATIONS}/accept">${hiddenInput('csrf', current.csrf)}${hiddenInput('token', token)}<button type="submit">Join ${invitation.workspaceName}</button></form>`,
       });
     }),
   );

@@ -4,7 +4,7 @@ import type { HttpEnv } from '../http/context.ts';
 import { listTrash } from '../operations/note-read-operations.ts';
 import { runNoteTransaction } from '../operations/note-write-operations.ts';
 import { formBodyLimit } from './session.ts';
-import { html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
+import { hiddenInput, html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
 import type { WorkspaceCall } from './workspace-calls.ts';
 import { vaultNav, vaultOf, workspaceForm, workspacePage, type VaultView, type WorkspaceDependencies } from './workspace-guard.ts';
 import { noteUrl, trashUrl } from './workspace-urls.ts';
@@ -31,17 +31,13 @@ function restoreAction(form: URLSearchParams) {
   return { type: 'restore-note', trashId: form.get('trash_id') ?? '', path: form.get('path') ?? '' };
 }
 
-function hidden(name: string, value: string): SafeHtml {
-  return html`<input type="hidden" name="${name}" value="${value}">`;
-}
-
 function entryRow(vault: VaultView, entry: TrashEntry, csrf: string): SafeHtml {
   return html`<tr>
     <th scope="row"><code>${entry.originalPath}</code></th>
     <td>${showDate(new Date(entry.deletedAt))}</td>
     <td>${entry.size.toLocaleString('en')} bytes</td>
     <td><form method="post" action="${trashUrl(vault.mappingId)}/restore">
-      ${hidden('csrf', csrf)}${hidden('trash_id', entry.trashId)}${hidden('path', entry.originalPath)}
+      ${hiddenInput('csrf', csrf)}${hiddenInput('trash_id', entry.trashId)}${hiddenInput('path', entry.originalPath)}
       <button type="submit" aria-label="Preview restore of ${entry.originalPath}">Preview restore</button>
     </form></td>
   </tr>`;
@@ -95,8 +91,8 @@ export function trashPages(deps: WorkspaceDependencies): Hono<HttpEnv> {
         ${action.diff ? html`<h2>What will be written</h2><pre class="diff" tabindex="0">${action.diff}</pre>` : ''}
         ${canApply
           ? html`<form method="post" action="${trashUrl(vault.mappingId)}/restore/apply">
-              ${hidden('csrf', current.csrf)}${hidden('trash_id', form.get('trash_id') ?? '')}${hidden('path', form.get('path') ?? '')}
-              ${hidden('idempotency_key', randomUUID())}
+              ${hiddenInput('csrf', current.csrf)}${hiddenInput('trash_id', form.get('trash_id') ?? '')}${hiddenInput('path', form.get('path') ?? '')}
+              ${hiddenInput('idempotency_key', randomUUID())}
               <button type="submit">Restore this note</button>
             </form>`
           : ''}

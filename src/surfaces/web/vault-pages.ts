@@ -2,20 +2,13 @@ import { Hono } from 'hono';
 import type { Mapping, VaultsService } from '../../domains/vaults/index.ts';
 import type { HttpEnv } from '../http/context.ts';
 import { accountForm, accountPage, signedInAs, type AccountPageDependencies } from './guards.ts';
-import { html, sendPage, sendRedirect, type SafeHtml } from './layout.ts';
+import { PROVIDER_NAMES, html, sendPage, sendRedirect, type SafeHtml } from './layout.ts';
 import { formBodyLimit } from './session.ts';
 
 /** What the vaults page needs. */
 export interface VaultPagesDependencies extends AccountPageDependencies {
   vaults: VaultsService;
 }
-
-const PROVIDER_NAMES: Readonly<Record<Mapping['provider'], string>> = {
-  hosted: 'Hosted by kgate',
-  drive: 'Google Drive',
-  dropbox: 'Dropbox',
-  github: 'GitHub',
-};
 
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 

@@ -4,7 +4,7 @@ import { listNotes } from '../operations/note-read-operations.ts';
 import { searchNotes } from '../operations/search-operations.ts';
 import { listMappings } from '../operations/vault-operations.ts';
 import { page } from './errors.ts';
-import { html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
+import { PROVIDER_NAMES, copyButton, html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
 import { currentSession } from './session.ts';
 import type { WorkspaceCall } from './workspace-calls.ts';
 import { vaultNav, vaultOf, workspacePage, type VaultView, type WorkspaceDependencies } from './workspace-guard.ts';
@@ -14,18 +14,11 @@ import { WORKSPACE_HOME, eventsUrl, noteUrl, trashUrl, vaultUrl } from './worksp
 export const MAX_BROWSED_NOTES = 10_000;
 const INVENTORY_PAGE = 1000;
 
-const PROVIDER_NAMES: Readonly<Record<string, string>> = { hosted: 'Hosted by kgate', drive: 'Google Drive', dropbox: 'Dropbox', github: 'GitHub' };
-
 interface NoteRow {
   path: string;
   title: string;
   size: number;
   updatedAt: string;
-}
-
-/** A copy button for a value: hidden until the workspace script shows it, since without script it cannot copy. */
-function copyButton(value: string, label: string): SafeHtml {
-  return html`<button type="button" class="copy" data-copy="${value}" aria-label="${label}" hidden>Copy</button>`;
 }
 
 function vaultRow(vault: VaultView): SafeHtml {
