@@ -83,7 +83,7 @@ export function createServices(
   const authorityCache = createAuthorityCache();
   const noteBodies = createNoteBodyCache(options.noteCacheBytes ?? DEFAULT_NOTE_CACHE_BYTES);
   const workspaces = createWorkspacesService(db, { onRolesChanged: (workspaceId) => authorityCache.forgetWorkspace(workspaceId) });
-  const membership = createMembershipService(db, clock, (workspaceId) => authorityCache.forgetWorkspace(workspaceId));
+  const membership = createMembershipService(db, clock, workspaces, (workspaceId) => authorityCache.forgetWorkspace(workspaceId));
   const vaults = createVaultsService(db, workspaces, authorityCache);
   const idempotency = createIdempotencyService(db);
   const notes = createNotesService(db, vaults, { bodies: noteBodies, onContentChanged: (vaultId) => authorityCache.forgetVault(vaultId) });

@@ -55,6 +55,11 @@ function validName(name: string): string {
   return trimmed;
 }
 
+/** The principal of an actor whose account is in good standing: its plan's entitlements with its overrides. */
+function principalOf(actor: Actor, account: store.AccountStandingRow): AuthenticatedPrincipal {
+  return { actor, accountId: actor.accountId, status: account.status, plan: account.plan, entitlements: entitlementsOf(account.plan, account.allowance_overrides) };
+}
+
 /** Builds the tokens service. */
 export function createTokensService(db: Database, clock: Clock, cache: CredentialCache<TokenCredentialRow> = createCredentialCache()): TokensService {
   const invalidToken = () => new KgateError('unauthenticated', 'The access token is invalid, expired or revoked.');
@@ -119,25 +124,13 @@ export function createTokensService(db: Database, clock: Clock, cache: Credentia
         // Cached rows are shared between requests: record the touch so the next one does not repeat it.
         row.last_used_at = now;
       }
-      return {
-        actor: { accountId: row.account_id, credentialKind: 'personal_access_token', credentialId: row.id },
-        accountId: row.account_id,
-        status: row.status,
-        plan: row.plan,
-        entitlements: entitlementsOf(row.plan, row.allowance_overrides),
-      };
+      return principalOf({ accountId: row.account_id, credentialKind: 'personal_access_token', credentialId: row.id }, row);
     },
     async principalFor(actor) {
       const account = await store.findAccountStanding(db, actor.accountId);
       if (!account) throw new KgateError('unauthenticated', 'The account does not exist.');
       if (account.status !== 'active') throw new KgateError('account_inactive', 'The account is suspended.');
-      return {
-        actor,
-        accountId: actor.accountId,
-        status: account.status,
-        plan: account.plan,
-        entitlements: entitlementsOf(account.plan, account.allowance_overrides),
-      };
+      return principalOf(actor, account);
     },
   };
 }

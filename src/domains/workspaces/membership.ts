@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Database } from '../../db/port.ts';
+import type { Database, Sql } from '../../db/port.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
@@ -7,8 +7,8 @@ import { newId } from '../../kernel/ids.ts';
 import { entitlementsOf } from '../accounts/index.ts';
 import type { WorkspacePermission, WorkspaceRole } from './contract.ts';
 import * as store from './membership-store.ts';
-import { roleAllows } from './policy.ts';
-import { findRole } from './store.ts';
+import type { WorkspacesService } from './service.ts';
+import { findRole, upsertMember } from './store.ts';
 
 /** How long an invitation link can be used. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
@@ -64,16 +64,19 @@ export interface MembershipService {
 
 const goneInvitation = () => new KgateError('not_found', 'This invitation does not exist, was used or revoked, or has expired.');
 
-/** Builds the membership service; `onRolesChanged` tells caches of authority that a workspace's roles changed. */
-export function createMembershipService(db: Database, clock: Clock, onRolesChanged: (workspaceId: string) => void = () => undefined): MembershipService {
-  async function authorize(accountId: string, workspaceId: string, permission: WorkspacePermission): Promise<WorkspaceRole> {
-    const role = await findRole(db, workspaceId, accountId);
-    if (role === undefined) throw new KgateError('not_found', 'The workspace does not exist.');
-    if (!roleAllows(role, permission)) throw new KgateError('forbidden', `Your role in this workspace does not allow ${permission}.`, { permission });
-    return role;
-  }
+/**
+ * Builds the membership service on the workspaces service, whose `authorize` decides every role check;
+ * `onRolesChanged` tells caches of authority that a workspace's roles changed.
+ */
+export function createMembershipService(
+  db: Database,
+  clock: Clock,
+  workspaces: Pick<WorkspacesService, 'authorize'>,
+  onRolesChanged: (workspaceId: string) => void = () => undefined,
+): MembershipService {
+  const authorize = (accountId: string, workspaceId: string, permission: WorkspacePermission) => workspaces.authorize(accountId, workspaceId, permission);
 
-  async function usableInvitation(token: string, forUpdate: boolean, sql = db as Parameters<typeof store.findInvitationByHash>[0]) {
+  async function usableInvitation(token: string, forUpdate: boolean, sql: Sql = db) {
     if (typeof token !== 'string' || token.length < 20 || token.length > 100) throw goneInvitation();
     const found = await store.findInvitationByHash(sql, sha256Hex(token), forUpdate);
     if (!found || found.accepted_at || found.revoked_at || found.expires_at <= clock.now()) throw goneInvitation();
@@ -130,7 +133,7 @@ export function createMembershipService(db: Database, clock: Clock, onRolesChang
         if ((await store.countMembers(tx, found.workspace_id)).members >= limit) {
           throw new KgateError('plan_required', `The workspace's plan includes at most ${limit} members.`, { limit });
         }
-        await tx.query('INSERT INTO workspace_members (workspace_id, account_id, role) VALUES ($1, $2, $3)', [found.workspace_id, accountId, found.role]);
+        await upsertMember(tx, found.workspace_id, accountId, found.role);
         await store.markAccepted(tx, found.id, accountId, clock.now());
         return { workspaceId: found.workspace_id, workspaceName: found.workspace_name, role: found.role, expiresAt: found.expires_at };
       });
@@ -150,7 +153,7 @@ export function createMembershipService(db: Database, clock: Clock, onRolesChang
         if (current === 'owner' && role !== 'owner' && (await store.countMembers(tx, workspaceId)).owners <= 1) {
           throw new KgateError('conflict', 'The workspace needs an owner: make someone else owner first.');
         }
-        await tx.query('UPDATE workspace_members SET role = $3 WHERE workspace_id = $1 AND account_id = $2', [workspaceId, memberId, role]);
+        await upsertMember(tx, workspaceId, memberId, role);
       });
       onRolesChanged(workspaceId);
     },
