@@ -18,8 +18,9 @@ import { teamPages } from './team-pages.ts';
 import { trashPages } from './trash-pages.ts';
 import { vaultPages } from './vault-pages.ts';
 import { workspacePages } from './workspace-pages.ts';
-import { webmcpScripts } from '../webmcp/adapter-script.ts';
-import { workspaceScript } from './workspace-script.ts';
+import { serveScripts } from '../http/static-script.ts';
+import { WEBMCP_ADAPTER, webmcpPolyfill } from '../webmcp/adapter-script.ts';
+import { WORKSPACE_SCRIPT_ASSET } from './workspace-script.ts';
 
 /** What the server-rendered pages need. */
 export interface WebDependencies {
@@ -53,8 +54,7 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', accountPages(deps));
   app.route('/', tokenPages(deps));
   app.route('/', vaultPages(deps));
-  app.route('/', workspaceScript());
-  app.route('/', webmcpScripts());
+  app.route('/', serveScripts([WORKSPACE_SCRIPT_ASSET, WEBMCP_ADAPTER, webmcpPolyfill()]));
   app.route('/', workspacePages(deps));
   app.route('/', notePages(deps));
   app.route('/', eventPages(deps));

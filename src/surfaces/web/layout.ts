@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode, RedirectStatusCode } from 'hono/utils/http-status';
 import type { HttpEnv } from '../http/context.ts';
-import { WEBMCP_ADAPTER_PATH, webmcpPolyfillPath } from '../webmcp/adapter-script.ts';
-import { WORKSPACE_SCRIPT_PATH } from './workspace-script.ts';
+import { WEBMCP_ADAPTER, webmcpPolyfill } from '../webmcp/adapter-script.ts';
+import { WORKSPACE_SCRIPT_ASSET } from './workspace-script.ts';
 
 /**
  * Markup that is safe to insert as is: built only by `html`, which escapes every interpolated value that is not
@@ -138,9 +138,9 @@ function shell(page: PageContent): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title} · kgate</title>
 <style>${new SafeHtml(STYLE)}</style>
-<script src="${WORKSPACE_SCRIPT_PATH}" defer></script>
-${page.signedIn ? html`<script src="${webmcpPolyfillPath()}" defer></script>
-<script src="${WEBMCP_ADAPTER_PATH}" defer></script>` : ''}
+<script src="${WORKSPACE_SCRIPT_ASSET.path}" defer></script>
+${page.signedIn ? html`<script src="${webmcpPolyfill().path}" defer></script>
+<script src="${WEBMCP_ADAPTER.path}" defer></script>` : ''}
 </head>
 <body>
 <header><strong>kgate</strong>${nav}</header>

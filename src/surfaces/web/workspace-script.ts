@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import { Hono } from 'hono';
-import type { HttpEnv } from '../http/context.ts';
+import { staticScript } from '../http/static-script.ts';
 
 /**
  * The workspace's one script, served from our own origin (the pages' Content-Security-Policy allows scripts from
@@ -51,18 +49,5 @@ for (const form of document.querySelectorAll('form[data-live-search]')) {
 }
 `;
 
-/** The script's address; its content hash makes it safe to cache for long. */
-export const WORKSPACE_SCRIPT_PATH = `/assets/workspace-${createHash('sha256').update(WORKSPACE_SCRIPT).digest('hex').slice(0, 12)}.js`;
-
-/** Serves the workspace script, cacheable for a year (its address changes with its content). */
-export function workspaceScript(): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>();
-  app.get(WORKSPACE_SCRIPT_PATH, (c) =>
-    c.body(WORKSPACE_SCRIPT, 200, {
-      'Content-Type': 'text/javascript; charset=utf-8',
-      'Cache-Control': 'public, max-age=31536000, immutable',
-      'X-Content-Type-Options': 'nosniff',
-    }),
-  );
-  return app;
-}
+/** The workspace script at its address (its content hash makes it safe to cache for long). */
+export const WORKSPACE_SCRIPT_ASSET = staticScript('workspace', WORKSPACE_SCRIPT);

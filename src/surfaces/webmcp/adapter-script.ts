@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Hono } from 'hono';
-import type { HttpEnv } from '../http/context.ts';
+import { staticScript, type StaticScript } from '../http/static-script.ts';
 import { WEBMCP_HEADER, WEBMCP_HEADER_VALUE } from './bridge.ts';
 
 /**
@@ -225,26 +223,15 @@ const ADAPTER = `'use strict';
 })();
 `;
 
-const polyfill = (() => {
-  let text: string | undefined;
-  return () => (text ??= readFileSync(createRequire(import.meta.url).resolve('@mcp-b/webmcp-polyfill/iife'), 'utf8'));
-})();
+/** The adapter at its address (its content hash makes it safe to cache for long). */
+export const WEBMCP_ADAPTER = staticScript('webmcp', ADAPTER);
 
-const address = (name: string, content: string) => `/assets/${name}-${createHash('sha256').update(content).digest('hex').slice(0, 12)}.js`;
+let polyfill: StaticScript | undefined;
 
-/** The adapter's address; its content hash makes it safe to cache for long. */
-export const WEBMCP_ADAPTER_PATH = address('webmcp', ADAPTER);
-
-/** The polyfill's address (`@mcp-b/webmcp-polyfill`, loaded first, a no-op where the browser has WebMCP). */
-export function webmcpPolyfillPath(): string {
-  return address('webmcp-polyfill', polyfill());
-}
-
-/** Serves the WebMCP polyfill and adapter scripts, cacheable for a year (their addresses change with them). */
-export function webmcpScripts(): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>();
-  const headers = { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' };
-  app.get(WEBMCP_ADAPTER_PATH, (c) => c.body(ADAPTER, 200, headers));
-  app.get(webmcpPolyfillPath(), (c) => c.body(polyfill(), 200, headers));
-  return app;
+/**
+ * The polyfill (`@mcp-b/webmcp-polyfill`, loaded first, a no-op where the browser has WebMCP) at its address; read
+ * and hashed once, on first use.
+ */
+export function webmcpPolyfill(): StaticScript {
+  return (polyfill ??= staticScript('webmcp-polyfill', readFileSync(createRequire(import.meta.url).resolve('@mcp-b/webmcp-polyfill/iife'), 'utf8')));
 }
