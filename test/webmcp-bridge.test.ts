@@ -177,6 +177,20 @@ describe('the session-only transactions endpoint', () => {
     expect(await snapshotTables(gateway.db)).toBe(before);
   });
 
+  it('refuses a body that is not JSON, or not a transaction, and changes nothing', async () => {
+    const before = await snapshotTables(gateway.db);
+    for (const body of ['{not json', '[]', JSON.stringify({ mappingId, dryRun: false, actions: 'all' })]) {
+      const response = await fetch(`${gateway.baseUrl}/api/workspace/transactions`, {
+        method: 'POST',
+        headers: { ...session({ 'idempotency-key': randomUUID() }), 'content-type': 'application/json' } as Record<string, string>,
+        body,
+      });
+      expect(response.status, body).toBe(400);
+      expect(((await response.json()) as { code: string }).code).toBe('invalid_request');
+    }
+    expect(await snapshotTables(gateway.db)).toBe(before);
+  });
+
   it('is not a tool: tools/list names no transaction tool', async () => {
     const { OPERATIONS } = await import('../src/surfaces/operations/table.ts');
     const names = OPERATIONS.flatMap((operation) => (operation.mcp ? [operation.mcp.name] : []));

@@ -3,13 +3,14 @@
  * agent's change in the events, restore from the trash (preview, then apply), a hostile note rendered inert, and
  * axe-core on every page.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './support/axe.ts';
+import { snapshotTables } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { restClient } from './support/rest-client.ts';
 import { apply, hashOf, seedNotes } from './support/rest-transactions.ts';
@@ -197,6 +198,13 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
     const action = new URL((await approved.getAttribute('action'))!, gateway.baseUrl).toString();
     const fields: Record<string, string> = {};
     for (const input of await approved.locator('input[type=hidden]').all()) fields[(await input.getAttribute('name'))!] = (await input.getAttribute('value'))!;
+    // A forged form (another trash entry, or no key) is refused and restores nothing.
+    const untouched = await snapshotTables(gateway.db);
+    for (const forged of [{ ...fields, trash_id: randomUUID(), idempotency_key: randomUUID() }, { ...fields, idempotency_key: '' }]) {
+      const refused = await page.request.post(action, { form: forged, headers: { origin: gateway.baseUrl }, maxRedirects: 0 });
+      expect(refused.status()).toBeGreaterThanOrEqual(400);
+    }
+    expect(await snapshotTables(gateway.db)).toBe(untouched);
     await page.getByRole('button', { name: 'Restore this note' }).click();
     expect(new URL(page.url()).pathname).toBe(`/workspace/vaults/${mappingId}/notes/Notes/Old.md`);
     expect((await api.get('/notes/by-path', { query: { mappingId, path: 'Notes/Old.md' } })).status).toBe(200);

@@ -76,6 +76,7 @@ describe('team membership', () => {
     const before = await members();
     expect(await codeOf(services.membership.invite(editor.accountId, owner.workspaceId, 'viewer'))).toBe('forbidden');
     expect(await codeOf(services.membership.invite(owner.accountId, owner.workspaceId, 'owner'))).toBe('invalid_request');
+    expect(await codeOf(services.membership.setRole(owner.accountId, owner.workspaceId, editor.accountId, 'nope' as 'viewer'))).toBe('invalid_request');
     expect(await codeOf(services.membership.setRole(editor.accountId, owner.workspaceId, admin.accountId, 'viewer'))).toBe('forbidden');
     expect(await codeOf(services.membership.setRole(admin.accountId, owner.workspaceId, owner.accountId, 'viewer'))).toBe('forbidden');
     expect(await codeOf(services.membership.setRole(admin.accountId, owner.workspaceId, editor.accountId, 'owner'))).toBe('forbidden');

@@ -5,7 +5,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
 import { newId } from '../../kernel/ids.ts';
 import { entitlementsOf } from '../accounts/index.ts';
-import type { WorkspacePermission, WorkspaceRole } from './contract.ts';
+import { WorkspaceRoleSchema, type WorkspacePermission, type WorkspaceRole } from './contract.ts';
 import * as store from './membership-store.ts';
 import type { WorkspacesService } from './service.ts';
 import { findRole, upsertMember } from './store.ts';
@@ -143,6 +143,7 @@ export function createMembershipService(
 
     async setRole(accountId, workspaceId, memberId, role) {
       const actorRole = await authorize(accountId, workspaceId, 'members.manage');
+      if (!WorkspaceRoleSchema.safeParse(role).success) throw new KgateError('invalid_request', 'A role is owner, admin, editor or viewer.', { field: 'role' });
       await db.transaction(async (tx) => {
         if (!(await store.lockWorkspace(tx, workspaceId))) throw new KgateError('not_found', 'The workspace does not exist.');
         const current = await findRole(tx, workspaceId, memberId);
