@@ -2,6 +2,7 @@ import type { Database } from '../db/port.ts';
 import { createAccountsService, type AccountsService } from '../domains/accounts/index.ts';
 import { createGraphService, type GraphService } from '../domains/graph/index.ts';
 import { createIdempotencyService, type IdempotencyService } from '../domains/idempotency/index.ts';
+import { createKnowledgeService, type KnowledgeService } from '../domains/knowledge/index.ts';
 import { DEFAULT_NOTE_CACHE_BYTES, createNoteBodyCache, type NoteBodyCache, type NotesService } from '../domains/notes/index.ts';
 import { createNotesService } from '../domains/notes/index.ts';
 import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, type OAuthService } from '../domains/oauth/index.ts';
@@ -37,6 +38,8 @@ export interface Services {
   provenance: ProvenanceService;
   search: SearchService;
   graph: GraphService;
+  /** Knowledge records compiled from notes, kept in step by every applied change. */
+  knowledge: KnowledgeService;
   sessions: SessionsService;
   oauth: OAuthService;
   /**
@@ -86,7 +89,12 @@ export function createServices(
   const membership = createMembershipService(db, clock, workspaces, (workspaceId) => authorityCache.forgetWorkspace(workspaceId));
   const vaults = createVaultsService(db, workspaces, authorityCache);
   const idempotency = createIdempotencyService(db);
-  const notes = createNotesService(db, vaults, { bodies: noteBodies, onContentChanged: (vaultId) => authorityCache.forgetVault(vaultId) });
+  const knowledge = createKnowledgeService(clock);
+  const notes = createNotesService(db, vaults, {
+    bodies: noteBodies,
+    onContentChanged: (vaultId) => authorityCache.forgetVault(vaultId),
+    observeChanges: (sql, vaultId, transitions) => knowledge.recordChanges(sql, vaultId, transitions),
+  });
   const tokens = createTokensService(db, clock, credentialCache);
   const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
   const usage = createUsageService(db);
@@ -125,6 +133,7 @@ export function createServices(
     provenance,
     search,
     graph,
+    knowledge,
     sessions,
     oauth,
     credentialCaches,

@@ -1,7 +1,7 @@
 import type { KnowledgeChange, KnowledgeRecord } from './records.ts';
 
 /** A record's content without its evidence: what must differ for the record to have changed. */
-function substance(record: KnowledgeRecord): string {
+export function substance(record: KnowledgeRecord): string {
   const { evidence, ...rest } = record;
   void evidence; // Lines move when text is added above; that alone is no change of knowledge.
   return JSON.stringify(rest);

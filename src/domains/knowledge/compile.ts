@@ -2,6 +2,12 @@ import { sha256Hex } from '../../kernel/hashing.ts';
 import { parseFrontmatter, parseMarkdown, type Callout, type MarkdownModel, type MarkdownTask } from '../markdown/index.ts';
 import type { AssertionRecord, CommitmentRecord, DecisionRecord, DecisionStatus, Evidence, KnowledgeRecord, QuestionRecord, RelationRecord } from './records.ts';
 
+/**
+ * The version of the compiler's rules: raising it makes the background compiler recompile every note (its records
+ * then follow the new rules; the change events say what moved).
+ */
+export const KNOWLEDGE_COMPILER_VERSION = 1;
+
 /** Frontmatter keys that say what a note is rather than asserting something about an entity. */
 const RESERVED_KEYS = new Set(['type', 'id', 'tags', 'tag', 'aliases', 'alias', 'created', 'updated', 'valid_from', 'as_of', 'cssclasses']);
 /** Frontmatter keys whose values are typed links (relation type = key). */

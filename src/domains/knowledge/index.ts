@@ -3,7 +3,7 @@
  * events and observation receipts. Compiling on every applied change, scopes and the read tools follow (issue 15);
  * nothing is published before it works.
  */
-export { compileNote, RELATION_KEYS } from './compile.ts';
+export { KNOWLEDGE_COMPILER_VERSION, compileNote, RELATION_KEYS } from './compile.ts';
 export { knowledgeChanges } from './changes.ts';
 export type {
   AssertionRecord,
@@ -17,4 +17,4 @@ export type {
   RelationRecord,
 } from './records.ts';
 export { createKnowledgeService } from './service.ts';
-export type { KnowledgeService } from './service.ts';
+export type { KnowledgeService, NoteTransition } from './service.ts';

@@ -11,7 +11,7 @@ import { assertMayChangeNotes } from './policy.ts';
 import * as trash from './trash-store.ts';
 import { writeNoteChanges, type NoteChanges } from './change-store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
-import type { NoteWriteDeps } from './write-deps.ts';
+import type { NoteTransition, NoteWriteDeps } from './write-deps.ts';
 import { changedBy } from './changed-by.ts';
 import { unifiedDiff } from './diff.ts';
 
@@ -94,7 +94,30 @@ function eventsOf(member: Accepted & { planned: readonly PlannedAction[] }): New
  * of them, the statements sent together (change-store.ts): trash copies, note rows and links, restored entries,
  * provenance events.
  */
-async function execute(sql: Sql, vaultId: string, writing: ReadonlyArray<Accepted & { planned: readonly PlannedAction[] }>): Promise<void> {
+/** Where each effect leaves notes: gone from a path, or at a path with new content. */
+function transitionsOf(effects: ReadonlyArray<NonNullable<PlannedAction['effect']>>): NoteTransition[] {
+  return effects.flatMap((e): NoteTransition[] => {
+    const at = (write: { path: string; contentHash: string; content: string }) => ({ path: write.path, after: { revision: write.contentHash, content: write.content } });
+    switch (e.kind) {
+      case 'delete':
+        return [{ path: e.note.path, after: null }];
+      case 'move':
+        return [{ path: e.note.path, after: null }, at(e.write)];
+      case 'write':
+        return e.before && e.before.path !== e.write.path ? [{ path: e.before.path, after: null }, at(e.write)] : [at(e.write)];
+      case 'rewrite':
+      case 'restore':
+        return [at(e.write)];
+    }
+  });
+}
+
+async function execute(
+  deps: NoteWriteDeps,
+  sql: Sql,
+  vaultId: string,
+  writing: ReadonlyArray<Accepted & { planned: readonly PlannedAction[] }>,
+): Promise<void> {
   const effects = writing.flatMap((m) => m.planned.flatMap((p) => (p.effect ? [{ effect: p.effect, accountId: m.prepared.actor.accountId }] : [])));
   const deletes = effects.flatMap(({ effect, accountId }) => (effect.kind === 'delete' ? [{ ...effect, accountId }] : []));
   const moves = effects.flatMap(({ effect }) => (effect.kind === 'move' ? [effect] : []));
@@ -127,6 +150,10 @@ async function execute(sql: Sql, vaultId: string, writing: ReadonlyArray<Accepte
     writeNoteChanges(sql, vaultId, changes),
     trash.markRestored(sql, effects.flatMap(({ effect }) => (effect.kind === 'restore' ? [effect.entry.id] : []))),
     appendEvents(sql, writing.flatMap(eventsOf)),
+    // Knowledge compiles from the same change, in the same transaction (its reads run after the writes above).
+    deps.observeChanges && !writing[0]!.mapping.deviceEncrypted
+      ? deps.observeChanges(sql, vaultId, transitionsOf(effects.map((e) => e.effect)))
+      : undefined,
   ]);
 }
 
@@ -220,6 +247,6 @@ export async function applyTransactions(
   const stored = hooks.settle(settled);
   if (writing.length === 0) return stored;
   const vaultId = loaded!.vaultId;
-  await Promise.all([execute(sql, vaultId, writing), stored]);
+  await Promise.all([execute(deps, sql, vaultId, writing), stored]);
   sql.afterCommit(() => deps.onContentChanged(vaultId));
 }

@@ -3,6 +3,7 @@ export { MAX_NOTE_BYTES, NoteSchema, NoteSummarySchema } from './contract.ts';
 export type { ImportBatchResult, ImportOutcome, ImportedFile, Note, NoteSummary } from './contract.ts';
 export { MAX_IMPORT_BATCH, createNotesService } from './service.ts';
 export type { NotesService, NotesServiceOptions, PreparedImport, SharedTransaction } from './service.ts';
+export type { NoteChangeObserver, NoteTransition } from './write-deps.ts';
 export { DEFAULT_NOTE_CACHE_BYTES, createNoteBodyCache } from './body-cache.ts';
 export type { NoteBodyCache } from './body-cache.ts';
 export { noteTitle } from './title.ts';

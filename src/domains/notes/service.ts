@@ -20,6 +20,7 @@ import { noteTitle } from './title.ts';
 import { changedBy } from './changed-by.ts';
 import { deriveNoteIndex } from './note-index.ts';
 import { SHORT_SLICE_MS, Slices } from '../../kernel/slices.ts';
+import type { NoteChangeObserver, NoteWriteDeps } from './write-deps.ts';
 
 /** An applied transaction ready to share a commit (see NotesService.shareTransaction); its caller adds `present`. */
 export type SharedTransaction = Omit<SharedWork<PreparedTransaction, TransactionResult, never>, 'present'>;
@@ -142,12 +143,14 @@ export interface NotesServiceOptions {
   bodies?: NoteBodyCache;
   /** Called once a change of a vault's notes committed, before it is answered (the authority cache forgets it). */
   onContentChanged: (vaultId: string) => void;
+  /** Told of every applied change, in its transaction (knowledge compiles from it). */
+  observeChanges?: NoteChangeObserver;
 }
 
 /** Builds the notes service. */
 export function createNotesService(db: Database, vaults: VaultsService, options: NotesServiceOptions): NotesService {
-  const { onContentChanged } = options;
-  const deps = { db, vaults, onContentChanged };
+  const { onContentChanged, observeChanges } = options;
+  const deps: NoteWriteDeps = { db, vaults, onContentChanged, ...(observeChanges ? { observeChanges } : {}) };
   const prepareImport: NotesService['prepareImport'] = async (files) => {
     if (files.length > MAX_IMPORT_BATCH) {
       throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);
@@ -197,6 +200,14 @@ export function createNotesService(db: Database, vaults: VaultsService, options:
         await store.upsertNotes(tx, mapping.vaultId, writes);
         tx.afterCommit(() => onContentChanged(mapping.vaultId));
         await appendEvents(tx, events);
+        if (observeChanges && !mapping.deviceEncrypted) {
+          // A note re-imported under another case of its path leaves the old one.
+          const left = writes.flatMap((w) => {
+            const before = existing.get(w.pathKey);
+            return before && before.path !== w.path ? [{ path: before.path, after: null }] : [];
+          });
+          await observeChanges(tx, mapping.vaultId, [...left, ...writes.map((w) => ({ path: w.path, after: { revision: w.contentHash, content: w.content } }))]);
+        }
       }
       return result;
     });
