@@ -84,6 +84,20 @@ async function reindexInBackground(services: Services, logger: Logger, shouldSto
   }
 }
 
+/**
+ * Compiles the knowledge of notes stored before compilation existed (or compiled by older rules), after the server is
+ * up: until then such notes have no knowledge records. Applied changes compile themselves meanwhile; each batch takes
+ * the vault's lock as they do. Stops between batches on shutdown; what is left is compiled at the next start.
+ */
+async function compileKnowledgeInBackground(services: Services, db: Database, logger: Logger, shouldStop: () => boolean): Promise<void> {
+  try {
+    const { notes, records } = await services.knowledge.compileBacklog(db, shouldStop);
+    if (notes > 0) logger.info({ notes, records }, 'compiled the knowledge of notes stored before it or by older rules');
+  } catch (error) {
+    logger.warn({ err: error }, 'compiling the knowledge of older notes failed; it is retried at the next start');
+  }
+}
+
 /** A started gateway. */
 export interface Gateway {
   /** The address the server is bound to (http://127.0.0.1:PORT). */
@@ -210,7 +224,12 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
   );
   const maintenance = startMaintenance(services, logger, db);
   let stopRequested = false;
-  const reindexing = reindexInBackground(services, logger, () => stopRequested);
+  // One background job at a time, so that requests compete with one: search and the graph's reindex first, then
+  // knowledge (it parses each note itself, so it does not need the reindex, only a turn).
+  const background = (async () => {
+    await reindexInBackground(services, logger, () => stopRequested);
+    if (!stopRequested) await compileKnowledgeInBackground(services, db, logger, () => stopRequested);
+  })();
   let stopping: Promise<void> | undefined;
   return {
     url: server.url,
@@ -223,7 +242,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
         stopRequested = true;
         await server.close(config.shutdownGraceMs);
         await metricsServer?.close(0);
-        await reindexing;
+        await background;
         await stopListening();
         await services.usage.releaseLeases().catch((error: unknown) => logger.warn({ err: error }, 'returning usage leases failed'));
         await opened.close();
