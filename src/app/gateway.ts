@@ -132,6 +132,8 @@ export function httpDependenciesOf(
       search: services.search,
       graph: services.graph,
       vaults: services.vaults,
+      knowledge: services.knowledge,
+      scopes: services.scopes,
       links: { baseUrl: options.baseUrl },
     },
     vaults: services.vaults,

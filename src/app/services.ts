@@ -9,6 +9,7 @@ import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, 
 import { createOnboardingService, type OnboardingService } from '../domains/onboarding/index.ts';
 import { createProvenanceService, type ProvenanceService } from '../domains/provenance/index.ts';
 import { createSearchPageCache, createSearchService, type SearchIndexSnapshots, type SearchService } from '../domains/search/index.ts';
+import { createScopesService, type ScopesService } from '../domains/scopes/index.ts';
 import { createSessionsService, type SessionsService } from '../domains/sessions/index.ts';
 import {
   createCredentialCache,
@@ -40,6 +41,8 @@ export interface Services {
   graph: GraphService;
   /** Knowledge records compiled from notes, kept in step by every applied change. */
   knowledge: KnowledgeService;
+  /** Context scopes: the slices of mappings that knowledge reads go through. */
+  scopes: ScopesService;
   sessions: SessionsService;
   oauth: OAuthService;
   /**
@@ -89,7 +92,7 @@ export function createServices(
   const membership = createMembershipService(db, clock, workspaces, (workspaceId) => authorityCache.forgetWorkspace(workspaceId));
   const vaults = createVaultsService(db, workspaces, authorityCache);
   const idempotency = createIdempotencyService(db);
-  const knowledge = createKnowledgeService(clock);
+  const knowledge = createKnowledgeService(db, clock);
   const notes = createNotesService(db, vaults, {
     bodies: noteBodies,
     onContentChanged: (vaultId) => authorityCache.forgetVault(vaultId),
@@ -105,6 +108,7 @@ export function createServices(
     ...(options.searchSnapshots ? { snapshots: options.searchSnapshots } : {}),
   });
   const graph = createGraphService(db, vaults);
+  const scopes = createScopesService(db, clock, vaults, workspaces);
   const sessions = createSessionsService(db, clock, accounts);
   const oauth = createOAuthService(db, clock, {
     issuer: options.publicBase,
@@ -134,6 +138,7 @@ export function createServices(
     search,
     graph,
     knowledge,
+    scopes,
     sessions,
     oauth,
     credentialCaches,

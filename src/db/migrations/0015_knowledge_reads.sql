@@ -56,3 +56,6 @@ CREATE UNIQUE INDEX context_scopes_name_idx ON context_scopes (mapping_id, lower
 
 -- The compiler's rules a note was compiled by: the background compiler recompiles notes compiled by older rules.
 ALTER TABLE knowledge_notes ADD COLUMN compiler_version integer NOT NULL DEFAULT 1;
+
+-- A hash of a record's substance (its content without evidence): a review holds for the decision as it was reviewed.
+ALTER TABLE knowledge_records ADD COLUMN substance_hash text NOT NULL DEFAULT '';

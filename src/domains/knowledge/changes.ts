@@ -1,7 +1,8 @@
+import { sha256Hex } from '../../kernel/hashing.ts';
 import type { KnowledgeChange, KnowledgeRecord } from './records.ts';
 
 /** A record's content without its evidence: what must differ for the record to have changed. */
-export function substance(record: KnowledgeRecord): string {
+function substance(record: KnowledgeRecord): string {
   const { evidence, ...rest } = record;
   void evidence; // Lines move when text is added above; that alone is no change of knowledge.
   return JSON.stringify(rest);
@@ -41,4 +42,9 @@ export function knowledgeChanges(
     }
   }
   return changes;
+}
+
+/** A short hash of a record's substance: a person's review of a decision holds while it is unchanged. */
+export function substanceHash(record: KnowledgeRecord): string {
+  return sha256Hex(substance(record)).slice(0, 32);
 }

@@ -11,10 +11,11 @@ describe('stored knowledge', () => {
   let vaultId: string;
   let now = new Date('2026-11-25T09:00:00Z');
   const clock: Clock = { now: () => now };
-  const knowledge = createKnowledgeService(clock);
+  let knowledge: ReturnType<typeof createKnowledgeService>;
 
   beforeAll(async () => {
     ({ db, owner } = await openDomainDatabase('knowledge', clock));
+    knowledge = createKnowledgeService(db, clock);
     vaultId = owner.mapping.vaultId!;
   });
   afterAll(() => db.close());

@@ -1,7 +1,15 @@
 import type { Database, Sql } from '../../db/port.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { compileBacklog } from './backlog.ts';
+import type { ScopeSlice } from '../scopes/index.ts';
+import type { Commitment, Decision, KnowledgeChangeEvent, Question } from './contract.ts';
+import { readChanges } from './change-reads.ts';
+import { readDecisionEvidence, type DecisionEvidence } from './evidence-reads.ts';
+import type { KnowledgePage, PageRequest } from './page.ts';
+import { readCommitments, readDecisions, readQuestions, type DecisionStatusFilter } from './record-reads.ts';
 import type { KnowledgeChange } from './records.ts';
+import { reviewDecision, reviewHistory, type DecisionReviewInput, type ReviewHistoryEntry } from './reviews.ts';
+import { readTemporal, type TemporalAnswer, type TemporalRequest } from './temporal-reads.ts';
 import { recompile } from './recompile.ts';
 import * as store from './store.ts';
 
@@ -29,10 +37,29 @@ export interface KnowledgeService {
   compileBacklog(db: Database, shouldStop?: () => boolean): Promise<{ notes: number; records: number }>;
   /** When this replica first saw the note at `revision` (its observation receipt); undefined when it never did. */
   firstSeen(sql: Sql, vaultId: string, path: string, revision: string): Promise<Date | undefined>;
+
+  // Reads: each in a slice of a vault that the caller's context scope admits now (scopes.authorize).
+
+  /** Decisions by status (default: confirmed, superseded, candidates), each labelled with what a person decided. */
+  decisions(slice: ScopeSlice, request: PageRequest & { statuses?: DecisionStatusFilter; recordId?: string }): Promise<KnowledgePage<Decision>>;
+  /** Commitments, soonest due first: open ones unless `includeClosed`; of one owner, due by a date, if given. */
+  commitments(slice: ScopeSlice, request: PageRequest & { includeClosed?: boolean; owner?: string; dueBefore?: string }): Promise<KnowledgePage<Commitment>>;
+  /** Questions: open ones unless `includeAnswered`. */
+  questions(slice: ScopeSlice, request: PageRequest & { includeAnswered?: boolean }): Promise<KnowledgePage<Question>>;
+  /** Assertions by temporal mode (docs/knowledge.md, "Temporal reads"). */
+  temporal(slice: ScopeSlice, request: TemporalRequest): Promise<TemporalAnswer>;
+  /** Knowledge change events after a cursor. */
+  changes(slice: ScopeSlice, request: PageRequest & { recordKinds?: ReadonlyArray<KnowledgeChangeEvent['recordKind']> }): Promise<KnowledgePage<KnowledgeChangeEvent>>;
+  /** A decision's source block and the blocks it cites, as the notes are now. */
+  decisionEvidence(slice: ScopeSlice, recordId: string): Promise<DecisionEvidence>;
+  /** A person's verdict on a decision; only a web session may give one (spec 4.3 rule 8). */
+  reviewDecision(input: DecisionReviewInput): Promise<Decision>;
+  /** The reviews of a decision, newest first. */
+  reviewHistory(slice: ScopeSlice, recordId: string): Promise<ReviewHistoryEntry[]>;
 }
 
-/** Builds the knowledge service; `clock` dates receipts, record versions and change events. */
-export function createKnowledgeService(clock: Clock): KnowledgeService {
+/** Builds the knowledge service over `db`; `clock` dates receipts, record versions, change events and reviews. */
+export function createKnowledgeService(db: Database, clock: Clock): KnowledgeService {
   const recordChanges: KnowledgeService['recordChanges'] = async (sql, vaultId, transitions) => {
     if (transitions.length === 0) return [];
     // One transition per path: the last one says how the change left it.
@@ -51,7 +78,15 @@ export function createKnowledgeService(clock: Clock): KnowledgeService {
   return {
     recordChanges,
     recordNote: (sql, vaultId, path, note) => recordChanges(sql, vaultId, [{ path, after: note }]),
-    compileBacklog: (db, shouldStop) => compileBacklog(db, clock, shouldStop),
+    compileBacklog: (database, shouldStop) => compileBacklog(database, clock, shouldStop),
     firstSeen: (sql, vaultId, path, revision) => store.firstSeen(sql, vaultId, path, revision),
+    decisions: (slice, request) => readDecisions(db, slice, request),
+    commitments: (slice, request) => readCommitments(db, slice, request),
+    questions: (slice, request) => readQuestions(db, slice, request),
+    temporal: (slice, request) => readTemporal(db, slice, request),
+    changes: (slice, request) => readChanges(db, slice, request),
+    decisionEvidence: (slice, recordId) => readDecisionEvidence(db, slice, recordId),
+    reviewDecision: (input) => reviewDecision(db, clock, input),
+    reviewHistory: (slice, recordId) => reviewHistory(db, slice, recordId),
   };
 }

@@ -1,5 +1,6 @@
 import { textArrayParam, type Sql } from '../../db/port.ts';
 import { KNOWLEDGE_COMPILER_VERSION } from './compile.ts';
+import { substanceHash } from './changes.ts';
 import type { KnowledgeChange, KnowledgeRecord } from './records.ts';
 
 /** What a note was last compiled at: its revision and its records then. */
@@ -92,9 +93,9 @@ export async function writeCompiled(sql: Sql, batch: CompiledBatch): Promise<voi
       if (records.length > 0) {
         pending.push(
           sql.query(
-            `INSERT INTO knowledge_records (vault_id, record_id, path, kind, record, revision)
-             SELECT $1, r.record_id, r.path, r.kind, r.record, r.revision
-               FROM unnest($2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[]) AS r(record_id, path, kind, record, revision)`,
+            `INSERT INTO knowledge_records (vault_id, record_id, path, kind, record, revision, substance_hash)
+             SELECT $1, r.record_id, r.path, r.kind, r.record, r.revision, r.substance_hash
+               FROM unnest($2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::text[]) AS r(record_id, path, kind, record, revision, substance_hash)`,
             [
               vaultId,
               textArrayParam(column(records, (r) => r.record.id)),
@@ -102,6 +103,7 @@ export async function writeCompiled(sql: Sql, batch: CompiledBatch): Promise<voi
               textArrayParam(column(records, (r) => r.record.kind)),
               column(records, (r) => JSON.stringify(r.record)),
               textArrayParam(column(records, (r) => r.revision)),
+              textArrayParam(column(records, (r) => substanceHash(r.record))),
             ],
           ),
         );

@@ -3,8 +3,10 @@ import type { ErrorCode } from '../../kernel/error-codes.ts';
 import type { CredentialKind } from '../../kernel/principal.ts';
 import type { GraphService } from '../../domains/graph/index.ts';
 import type { IdempotentCommit, SharedWork } from '../../domains/idempotency/index.ts';
+import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { NotesService } from '../../domains/notes/index.ts';
 import type { ProvenanceService } from '../../domains/provenance/index.ts';
+import type { ScopesService } from '../../domains/scopes/index.ts';
 import type { SearchService } from '../../domains/search/index.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { NoteChangeCapability, VaultsService } from '../../domains/vaults/index.ts';
@@ -16,6 +18,8 @@ export interface OperationServices {
   search: SearchService;
   graph: GraphService;
   vaults: VaultsService;
+  knowledge: KnowledgeService;
+  scopes: ScopesService;
   /** Where the workspace is: the public base URL that deep links (`open_app_view`) are made from. */
   links: { baseUrl: string };
 }

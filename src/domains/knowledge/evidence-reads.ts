@@ -1,0 +1,120 @@
+import type { Database } from '../../db/port.ts';
+import { KgateError } from '../../kernel/errors.ts';
+import type { ScopeSlice } from '../scopes/index.ts';
+import type { Decision } from './contract.ts';
+import { readDecisions } from './record-reads.ts';
+import { inSlice } from './slice.ts';
+
+/** Most links of a decision's block followed to their sources. */
+export const MAX_EVIDENCE_CITATIONS = 20;
+/** Longest source block returned (characters); a longer one is cut and says so. */
+export const MAX_EVIDENCE_TEXT = 8000;
+
+/** A source block: the lines of a note that hold a record, as the note is now. */
+export interface SourceBlock {
+  path: string;
+  revision: string;
+  lines: [number, number];
+  text: string;
+  truncated: boolean;
+}
+
+/** What a link in a decision's block points at, when the caller may read it now. */
+export interface Citation {
+  target: string;
+  line: number;
+  path: string;
+  blockId: string | null;
+  /** The cited block (a `#^id` link) or the note's first lines, as the note is now. */
+  source: SourceBlock;
+}
+
+/** The evidence of a decision under current authorization. */
+export interface DecisionEvidence {
+  decision: Decision;
+  source: SourceBlock;
+  citations: Citation[];
+  /** Links of the block to notes that are outside the scope or missing now: not followed. */
+  withheld: number;
+  truncated: boolean;
+}
+
+function block(path: string, revision: string, content: string, first: number, last: number): SourceBlock {
+  const lines = content.split('\n');
+  const end = Math.min(last, lines.length);
+  const text = lines.slice(first - 1, end).join('\n');
+  const truncated = text.length > MAX_EVIDENCE_TEXT;
+  return { path, revision, lines: [first, end], text: truncated ? text.slice(0, MAX_EVIDENCE_TEXT) : text, truncated };
+}
+
+/** The lines of a block id (`^id` at a line's end; a line alone holding it closes the paragraph or callout above). */
+function blockLines(content: string, blockId: string | null): [number, number] {
+  const lines = content.split('\n');
+  if (blockId) {
+    const at = lines.findIndex((l) => l.trimEnd().endsWith(`^${blockId}`));
+    if (at >= 0) {
+      let first = at;
+      if (lines[at]!.trim() === `^${blockId}`) first -= 1;
+      while (first > 0 && lines[first - 1]!.trim() !== '') first -= 1;
+      return [first + 1, at + 1];
+    }
+  }
+  return [1, Math.min(lines.length, 20)];
+}
+
+/**
+ * The source of a decision and the blocks its lines cite, read now and only where the caller's scope reaches: the
+ * decision's own lines, and for each link in them the note it resolves to (the cited block, else the note's first
+ * lines). Links to notes outside the scope or missing are counted as withheld, never followed.
+ */
+export async function readDecisionEvidence(db: Database, slice: ScopeSlice, recordId: string): Promise<DecisionEvidence> {
+  const page = await readDecisions(db, slice, { recordId, statuses: ['confirmed', 'superseded', 'rejected', 'candidate'], limit: 1 });
+  const decision = page.items[0];
+  if (!decision) throw new KgateError('not_found', 'No such decision in this scope.');
+  const { path, lines } = decision.evidence;
+  const notes = await db.query<{ id: string; content: string; content_hash: string }>('SELECT id, content, content_hash FROM notes WHERE vault_id = $1 AND path = $2', [
+    slice.vaultId,
+    path,
+  ]);
+  const note = notes[0];
+  if (!note) throw new KgateError('not_found', 'No such decision in this scope.');
+  const source = block(path, note.content_hash, note.content, lines[0]!, lines[1]!);
+  const links = await db.query<{ target: string; target_name_key: string; block_id: string | null; line: number }>(
+    `SELECT target, target_name_key, block_id, line FROM note_links
+      WHERE note_id = $1 AND line BETWEEN $2 AND $3 AND target <> '' ORDER BY ordinal LIMIT $4`,
+    [note.id, lines[0], lines[1], MAX_EVIDENCE_CITATIONS + 1],
+  );
+  const truncated = links.length > MAX_EVIDENCE_CITATIONS;
+  const citations: Citation[] = [];
+  let withheld = 0;
+  for (const link of links.slice(0, MAX_EVIDENCE_CITATIONS)) {
+    const target = await resolveTarget(db, slice.vaultId, link.target, link.target_name_key);
+    if (!target || !inSlice(slice, target.path, target.tag_keys)) {
+      withheld += 1;
+      continue;
+    }
+    const [first, last] = blockLines(target.content, link.block_id);
+    citations.push({ target: link.target, line: link.line, path: target.path, blockId: link.block_id, source: block(target.path, target.content_hash, target.content, first, last) });
+  }
+  return { decision, source, citations, withheld, truncated };
+}
+
+/**
+ * The note a link target names, as Obsidian resolves it in the common cases: the exact path (with or without
+ * `.md`), else the note of that file name with the shortest path.
+ */
+async function resolveTarget(
+  db: Database,
+  vaultId: string,
+  target: string,
+  nameKey: string,
+): Promise<{ path: string; content: string; content_hash: string; tag_keys: string[] } | undefined> {
+  const withExtension = target.toLowerCase().endsWith('.md') ? target : `${target}.md`;
+  const rows = await db.query<{ path: string; content: string; content_hash: string; tag_keys: string[] }>(
+    `SELECT path, content, content_hash, tag_keys FROM notes
+      WHERE vault_id = $1 AND (path_key = lower($2) OR right(path_key, length($3) + 4) = '/' || $3 || '.md' OR path_key = $3 || '.md')
+      ORDER BY (path_key = lower($2)) DESC, length(path), path LIMIT 1`,
+    [vaultId, withExtension.normalize('NFC'), nameKey],
+  );
+  return rows[0];
+}
