@@ -3,16 +3,20 @@ import { applyNoteDeletions, applyNoteWrites, createOrAppendNote, previewNoteDel
 import { listEvents } from './event-operations.ts';
 import { queryGraphRelations } from './graph-operations.ts';
 import { getVaultSchema, translateCanvas } from './knowledge-operations.ts';
+import { KNOWLEDGE_READ_OPERATIONS } from './knowledge-read-operations.ts';
 import { getNoteContent, listNotes, listTrash, readNote } from './note-read-operations.ts';
 import { deleteNote, runNoteTransaction, writeNote } from './note-write-operations.ts';
 import type { AnyOperation } from './operation.ts';
+import { RELATION_OPERATIONS } from './relation-operations.ts';
+import { SCOPE_OPERATIONS } from './scope-operations.ts';
 import { searchNotes } from './search-operations.ts';
 import { listMappings } from './vault-operations.ts';
 
 /**
  * The operation table: every operation kgate serves, once. The Developer REST API (its routes and OpenAPI document)
  * and the MCP gateway (`tools/list` and `tools/call`) are derived from it, in this order: discovery first, then
- * a link to the workspace, finding, reading and following links, the provenance feed, changing notes, and knowledge from vault files.
+ * a link to the workspace, finding, reading and following links, the provenance feed, changing notes, knowledge from
+ * vault files, the scope-bound knowledge reads, and the management of context scopes.
  */
 export const OPERATIONS: readonly AnyOperation[] = [
   listMappings,
@@ -34,4 +38,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   createOrAppendNote,
   translateCanvas,
   getVaultSchema,
+  ...KNOWLEDGE_READ_OPERATIONS,
+  ...RELATION_OPERATIONS,
+  ...SCOPE_OPERATIONS,
 ];
