@@ -2,7 +2,10 @@ import { describe, it, expect } from 'vitest';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
+import { compileNote, type KnowledgeRecord } from '../src/domains/knowledge/index.ts';
+import { SYNTHETIC_PEOPLE } from './vault-knowledge.ts';
 import {
   generateSyntheticVault,
   writeSyntheticVault,
@@ -32,6 +35,10 @@ function frontmatter(content: string): Record<string, unknown> {
   const match = /^---\n([\s\S]*?)\n---\n/.exec(content);
   if (!match) throw new Error('note has no frontmatter');
   return parseYaml(match[1] as string) as Record<string, unknown>;
+}
+
+function body(content: string): string {
+  return content.slice(content.indexOf('\n---\n', 4) + 5);
 }
 
 describe('generateSyntheticVault', () => {
@@ -133,7 +140,8 @@ describe('generateSyntheticVault', () => {
       expect(tasks.length).toBeLessThanOrEqual(4);
       dueDates += (content.match(/📅 \d{4}-\d{2}-\d{2}/g) ?? []).length;
 
-      const links = [...content.matchAll(WIKILINK)].map((m) => m[1] as string);
+      // Links in the body: typed relations in the frontmatter are knowledge material (see below).
+      const links = [...body(content).matchAll(WIKILINK)].map((m) => m[1] as string);
       const resolved = links.filter((body) => names.has(linkTarget(body)));
       const missing = links.filter((body) => !names.has(linkTarget(body)));
       expect(resolved.length).toBeGreaterThanOrEqual(2);
@@ -190,6 +198,47 @@ describe('generateSyntheticVault', () => {
       expect(vault.filter((n) => n.content.includes(word)).length).toBe(withPhrase);
     }
     for (const word of words) expect(word).toMatch(/^[a-z]+$/);
+  });
+});
+
+describe('knowledge material in generated vaults', () => {
+  const vault = collect({ notes: 2000 });
+  const records = vault.map((n) => compileNote(n.path, 'r', n.content));
+  const notesWith = (kind: KnowledgeRecord['kind'], where: (r: KnowledgeRecord) => boolean = () => true) =>
+    records.filter((rs) => rs.some((r) => r.kind === kind && where(r))).length;
+
+  it('compiles to every record kind, in the documented shares of notes', () => {
+    expect(notesWith('decision', (r) => r.kind === 'decision' && r.evidence.lines[0] === 1)).toBe(60); // 3% decision notes
+    expect(notesWith('decision', (r) => r.kind === 'decision' && r.evidence.lines[0] > 1)).toBe(20); // 1% decision callouts
+    expect(notesWith('assertion')).toBe(40); // 2% entity notes
+    expect(notesWith('question')).toBe(100); // 5% question callouts
+    expect(notesWith('commitment', (r) => r.kind === 'commitment' && r.owner !== null)).toBe(200); // 10% tasks with owners
+    expect(notesWith('commitment', (r) => r.kind === 'commitment' && r.due !== null)).toBeGreaterThan(0);
+    for (const type of ['supersedes', 'contradicts', 'depends_on', 'blocks', 'part_of', 'relates_to']) {
+      expect(notesWith('relation', (r) => r.kind === 'relation' && r.type === type), type).toBeGreaterThan(0);
+    }
+  });
+
+  it('supersedes and contradicts earlier decision notes, and owners are the synthetic people', () => {
+    const decisions = new Set(vault.filter((n) => /^type: decision$/m.test(n.content)).map((n) => baseName(n.path)));
+    const typed = records.flat().filter((r) => r.kind === 'relation' && (r.type === 'supersedes' || r.type === 'contradicts'));
+    expect(typed.length).toBeGreaterThan(10);
+    for (const r of typed) expect(decisions.has((r as { target: string }).target)).toBe(true);
+    const owners = new Set(records.flat().flatMap((r) => (r.kind === 'commitment' && r.owner ? [r.owner] : [])));
+    expect([...owners].every((o) => SYNTHETIC_PEOPLE.includes(o))).toBe(true);
+  });
+
+  it('leaves the notes outside the share byte for byte as the generator made them before', () => {
+    // sha256 of path, newline and content of the first notes of a 1,000-note vault (default seed), as generated before
+    // knowledge material existed: those outside the share must not change, or the search and import figures drift.
+    const before: Record<number, string> = { 0: '514dff7fe65ab378', 1: 'afce33cae135be2a', 2: 'a9fc661c09cb3ae3', 3: 'ae26b46828aa281e', 5: '4598e5dfc7175d72' };
+    const notes = collect({ notes: 1000 });
+    for (const [index, hash] of Object.entries(before)) {
+      const note = notes[Number(index)]!;
+      expect(createHash('sha256').update(`${note.path}\n${note.content}`).digest('hex').slice(0, 16), index).toBe(hash);
+    }
+    // Note 4 is in the share: it differs only by what was added to it.
+    expect(notes[4]!.content).toMatch(/\[owner:: \[\[|\[!question\]|\[!decision\]|^(id|decided|depends_on|blocks|part_of|relates_to): /m);
   });
 });
 

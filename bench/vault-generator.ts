@@ -12,6 +12,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { addKnowledgeMaterial, knowledgeShareOf, type KnowledgeDraws } from './vault-knowledge.ts';
 
 /** Options for {@link generateSyntheticVault} and {@link writeSyntheticVault}. */
 export interface SyntheticVaultOptions {
@@ -200,6 +201,8 @@ interface Context {
   rareOffset: number;
   commonOffset: number;
   phraseOffset: number;
+  /** Where the knowledge share (vault-knowledge.ts) starts in each run of 100 notes. */
+  knowledgeOffset: number;
 }
 
 function resolveOptions(options: SyntheticVaultOptions): Context {
@@ -222,12 +225,15 @@ function resolveOptions(options: SyntheticVaultOptions): Context {
     rareOffset: setup.int(1000),
     commonOffset: setup.int(1000),
     phraseOffset: setup.int(100),
+    // Drawn last, so that the offsets above are what they were before knowledge material existed.
+    knowledgeOffset: setup.int(100),
   };
 }
 
 const SALT_CONTENT = 1;
 const SALT_HEADINGS = 2;
 const SALT_FOLDER = 3;
+const SALT_KNOWLEDGE = 4;
 
 function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
@@ -437,7 +443,21 @@ function generateNote(ctx: Context, i: number): SyntheticNote {
   for (; nextBlock < blocks.length; nextBlock++) body.push((blocks[nextBlock] as { text: string }).text);
 
   const content = (head.join('') + body.join('')).replace(/\n+$/, '\n');
-  return { path: `${folder}/${name}.md`, content };
+  const share = knowledgeShareOf(i, ctx.knowledgeOffset);
+  return { path: `${folder}/${name}.md`, content: share === null ? content : addKnowledgeMaterial(content, i, share, knowledgeDraws(ctx, i)) };
+}
+
+/** Note `i`'s own stream of knowledge draws: separate from its content stream, which therefore stays as it was. */
+function knowledgeDraws(ctx: Context, i: number): KnowledgeDraws {
+  const rng = new Rng(hash3(ctx.seed, i, SALT_KNOWLEDGE));
+  return {
+    float: () => rng.float(),
+    int: (n) => rng.int(n),
+    pick: (items) => rng.pick(items),
+    words: (min, max) => titleWords(rng, min, max),
+    date: (fromYear, years) => date(rng, fromYear, years),
+    nameOf: (index) => locate(ctx, index).name,
+  };
 }
 
 // ---------------------------------------------------------------------------
