@@ -1,4 +1,5 @@
 import type { Services } from '../app/services.ts';
+import { applyDemoHistory } from './demo-history.ts';
 import { importFolder, type ImportReport } from './import-folder.ts';
 import { EXAMPLE_VAULT_DIR } from './runtime.ts';
 
@@ -12,12 +13,14 @@ export interface BootstrapOutput {
   baseUrl: string;
   mcpUrl: string;
   created: { account: boolean; vault: boolean };
-  seeded: Pick<ImportReport, 'created' | 'updated' | 'unchanged'> | null;
+  /** What seeding the demo vault did: the notes imported, then the steps of later edits applied (examples/history). */
+  seeded: (Pick<ImportReport, 'created' | 'updated' | 'unchanged'> & { historySteps: number }) | null;
 }
 
 /**
  * Runs the idempotent bootstrap and seeds the demo vault from `examples/vault/` when the vault is new or empty
- * (unless `empty`). Seeding an existing vault with notes would overwrite the owner's edits, so it never happens.
+ * (unless `empty`), then applies its later edits from `examples/history/` as governed writes, so that the demo's
+ * knowledge has a history. Seeding an existing vault with notes would overwrite the owner's edits, so it never happens.
  */
 export async function bootstrap(
   baseUrl: string,
@@ -32,7 +35,8 @@ export async function bootstrap(
   let seeded: BootstrapOutput['seeded'] = null;
   if (!options.empty && (await services.notes.countNotes(actor, result.mapping.id)) === 0) {
     const report = await importFolder(services.notes, actor, result.mapping.id, EXAMPLE_VAULT_DIR);
-    seeded = { created: report.created, updated: report.updated, unchanged: report.unchanged };
+    const historySteps = await applyDemoHistory(services, actor, result.mapping.id);
+    seeded = { created: report.created, updated: report.updated, unchanged: report.unchanged, historySteps };
   }
   return {
     accountId: result.accountId,
@@ -81,7 +85,9 @@ export function firstStartBanner(output: BootstrapOutput, email: string, passwor
   return [
     '',
     `First start: created the account ${email} with a workspace and a demo vault` +
-      (output.seeded ? ` (${output.seeded.created} notes from examples/vault).` : '.'),
+      (output.seeded
+        ? ` (${output.seeded.created} notes from examples/vault, then ${output.seeded.historySteps} steps of later edits from examples/history).`
+        : '.'),
     '',
     ...signIn,
     'Your personal access token, shown only this once. Keep it secret and put it in your environment:',
