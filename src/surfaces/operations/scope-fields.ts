@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KgateError } from '../../kernel/errors.ts';
 import type { AuthorizedScope } from '../../domains/scopes/index.ts';
 import { MappingIdSchema } from './fields.ts';
 import type { OperationContext } from './operation.ts';
@@ -17,7 +18,15 @@ export const ContextScopeIdSchema = z
 /** The input fields every scope-bound tool shares. */
 export const SCOPE_BOUND_FIELDS = { mappingId: MappingIdSchema, contextScopeId: ContextScopeIdSchema };
 
-/** The caller's scope, authorized now from server-held records (mapping, role, audience, credential kind). */
-export function authorizedScope(ctx: OperationContext, input: { mappingId: string; contextScopeId: string }): Promise<AuthorizedScope> {
-  return ctx.services.scopes.authorize(ctx.principal.actor, input.mappingId, input.contextScopeId);
+/**
+ * The caller's scope, authorized now from server-held records (mapping, role, audience, credential kind). Knowledge
+ * is compiled from note bodies, which the server never holds for a device-encrypted mapping: such a mapping has
+ * none, and says so rather than answering empty.
+ */
+export async function authorizedScope(ctx: OperationContext, input: { mappingId: string; contextScopeId: string }): Promise<AuthorizedScope> {
+  const authorized = await ctx.services.scopes.authorize(ctx.principal.actor, input.mappingId, input.contextScopeId);
+  if (authorized.mapping.deviceEncrypted) {
+    throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; the server compiles no knowledge from them.');
+  }
+  return authorized;
 }

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { DEFAULT_KNOWLEDGE_LIMIT, MAX_KNOWLEDGE_LIMIT } from '../../domains/knowledge/index.ts';
+import { AudienceSchema, type ContextScope } from '../../domains/scopes/index.ts';
+
+/** The scope-bound read tools, each with its bounds. */
+const READS = [
+  'get_decisions',
+  'get_decision_evidence',
+  'get_temporal_records',
+  'get_changes',
+  'get_open_questions',
+  'get_commitments',
+  'find_related',
+  'get_relationship_explanation',
+  'get_contradictions',
+] as const;
+
+/** What get_intelligence_capabilities answers. */
+export const IntelligenceCapabilitiesSchema = z.object({
+  mappingId: z.uuid(),
+  scopes: z
+    .array(
+      z.object({
+        contextScopeId: z.uuid(),
+        name: z.string(),
+        pathPrefixes: z.array(z.string()),
+        tags: z.array(z.string()),
+        audience: AudienceSchema,
+      }),
+    )
+    .describe('The context scopes of this mapping you may use now'),
+  reads: z
+    .array(z.object({ tool: z.string(), scopeBound: z.literal(true), defaultResults: z.number().int(), maxResults: z.number().int(), paged: z.boolean() }))
+    .describe('Bounded knowledge reads: each answers at most maxResults items per call, with a cursor and a truncation flag'),
+  semantic: z
+    .object({
+      available: z.boolean(),
+      method: z.enum(['lexical', 'embedding']),
+      embeddingModel: z.string().nullable(),
+      note: z.string(),
+    })
+    .describe('How semantic relations (find_related type semantic) are computed here'),
+  proposals: z
+    .array(z.object({ tool: z.string(), available: z.boolean(), reason: z.string().nullable() }))
+    .describe('Proposal-only capabilities: changes are proposed for a person to approve, never applied by the tool'),
+});
+
+/** The capabilities of a mapping for a caller who may use `scopes`. */
+export function intelligenceCapabilities(mappingId: string, scopes: readonly ContextScope[]): z.input<typeof IntelligenceCapabilitiesSchema> {
+  return {
+    mappingId,
+    scopes: scopes.map((s) => ({ contextScopeId: s.id, name: s.name, pathPrefixes: s.pathPrefixes, tags: s.tags, audience: s.audience })),
+    reads: READS.map((tool) => ({
+      tool,
+      scopeBound: true,
+      defaultResults: tool === 'get_decision_evidence' || tool === 'get_relationship_explanation' ? 1 : DEFAULT_KNOWLEDGE_LIMIT,
+      maxResults: tool === 'get_decision_evidence' || tool === 'get_relationship_explanation' ? 1 : MAX_KNOWLEDGE_LIMIT,
+      paged: tool !== 'get_decision_evidence' && tool !== 'get_relationship_explanation',
+    })),
+    semantic: {
+      available: true,
+      method: 'lexical',
+      embeddingModel: null,
+      note: 'No embedding model is configured: semantic relations are lexical similarity, labelled method "lexical".',
+    },
+    proposals: [
+      { tool: 'propose_knowledge_change', available: false, reason: 'Not available on this server yet: changes go through preview_note_writes and a person\'s approval.' },
+      { tool: 'propose_action', available: false, reason: 'Not available on this server yet.' },
+    ],
+  };
+}
