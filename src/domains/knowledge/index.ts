@@ -34,6 +34,23 @@ export type {
 } from './records.ts';
 export { MAX_REVIEW_COMMENT } from './reviews.ts';
 export type { DecisionReviewInput, ReviewHistoryEntry } from './reviews.ts';
+export { MAX_TENSION_HISTORY } from './contradiction-reads.ts';
+export type { ContradictionsRequest } from './contradiction-reads.ts';
+export { LEXICAL_THRESHOLD } from './lexical.ts';
+export {
+  NoteFreshnessSchema,
+  RELATION_TYPES,
+  RelatedNoteSchema,
+  RelatedPageSchema,
+  RelationEvidenceSchema,
+  RelationTypeSchema,
+  RelationshipExplanationSchema,
+  TensionSchema,
+} from './relation-contract.ts';
+export type { RelatedNote, RelatedPage, RelationType, RelationshipExplanation, Tension } from './relation-contract.ts';
+export type { ExplanationRequest } from './relation-explanation.ts';
+export { MAX_DERIVED_VIAS } from './relation-reads.ts';
+export type { RelatedRequest } from './relation-reads.ts';
 export { createKnowledgeService } from './service.ts';
 export type { KnowledgeService, NoteTransition } from './service.ts';
 export { inSlice, sliceCondition } from './slice.ts';

@@ -4,6 +4,7 @@ import { compileBacklog } from './backlog.ts';
 import type { ScopeSlice } from '../scopes/index.ts';
 import type { Commitment, Decision, KnowledgeChangeEvent, Question } from './contract.ts';
 import { readChanges } from './change-reads.ts';
+import { readContradictions, type ContradictionsRequest } from './contradiction-reads.ts';
 import { readDecisionEvidence, type DecisionEvidence } from './evidence-reads.ts';
 import type { KnowledgePage, PageRequest } from './page.ts';
 import { readCommitments, readDecisions, readQuestions, type DecisionStatusFilter } from './record-reads.ts';
@@ -11,6 +12,9 @@ import type { KnowledgeChange } from './records.ts';
 import { reviewDecision, reviewHistory, type DecisionReviewInput, type ReviewHistoryEntry } from './reviews.ts';
 import { readTemporal, type TemporalAnswer, type TemporalRequest } from './temporal-reads.ts';
 import { recompile } from './recompile.ts';
+import type { RelatedPage, RelationshipExplanation, Tension } from './relation-contract.ts';
+import { explainRelationship, type ExplanationRequest } from './relation-explanation.ts';
+import { readRelated, type RelatedRequest } from './relation-reads.ts';
 import * as store from './store.ts';
 
 /** A note as a change left it at one path: its new revision and content, or null when it is gone from there. */
@@ -56,6 +60,12 @@ export interface KnowledgeService {
   reviewDecision(input: DecisionReviewInput): Promise<Decision>;
   /** The reviews of a decision, newest first. */
   reviewHistory(slice: ScopeSlice, recordId: string): Promise<ReviewHistoryEntry[]>;
+  /** The typed relationships of a note (docs/knowledge.md, "Relations and contradictions"); `not_found` outside the slice. */
+  related(slice: ScopeSlice, request: RelatedRequest): Promise<RelatedPage>;
+  /** Whether a typed relation holds between two notes now, its evidence and the freshness of both. */
+  explainRelationship(slice: ScopeSlice, request: ExplanationRequest): Promise<RelationshipExplanation>;
+  /** Recorded tensions (contradicts relations) with both sides and their history. */
+  contradictions(slice: ScopeSlice, request: ContradictionsRequest): Promise<KnowledgePage<Tension>>;
 }
 
 /** Builds the knowledge service over `db`; `clock` dates receipts, record versions, change events and reviews. */
@@ -88,5 +98,8 @@ export function createKnowledgeService(db: Database, clock: Clock): KnowledgeSer
     decisionEvidence: (slice, recordId) => readDecisionEvidence(db, slice, recordId),
     reviewDecision: (input) => reviewDecision(db, clock, input),
     reviewHistory: (slice, recordId) => reviewHistory(db, slice, recordId),
+    related: (slice, request) => readRelated(db, slice, request),
+    explainRelationship: (slice, request) => explainRelationship(db, slice, request),
+    contradictions: (slice, request) => readContradictions(db, slice, request),
   };
 }
