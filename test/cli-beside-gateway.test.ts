@@ -98,7 +98,7 @@ describe.runIf(TEST_ENGINE === 'pglite')('the command line beside a running embe
     ]) {
       const answer = await send(line);
       expect(answer.at(-1)).toEqual({ exit: 2 });
-      expect(answer[0]?.stderr).toContain('import, export, token and admin commands only');
+      expect(answer[0]?.stderr).toContain('import, export, token, admin and scopes commands only');
     }
     expect(await inventory()).toBe(before);
     expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);

@@ -309,7 +309,16 @@ describe('the OpenAPI document of the Developer REST API', () => {
       expect(created.status).toBe(200);
       const expectedHash = created.body.actions[0]!.afterRevision;
       expect(expectedHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+      const scope = await gateway.services.scopes.create(owner.actor, mappingId, {
+        name: 'Probe scope',
+        pathPrefixes: [],
+        tags: [],
+        audience: { minimumRole: 'viewer', agents: true },
+      });
+      const audience = { minimumRole: 'editor', agents: false };
       examples = {
+        createScope: { mappingId, name: 'New probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
+        updateScope: { mappingId, scopeId: scope.id, name: 'Probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
         writeNote: { mappingId, path: 'probe/existing.md', content: '# Existing\n\nchanged\n', dryRun: true, expectedHash },
         runNoteTransaction: {
           mappingId,

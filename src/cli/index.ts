@@ -21,6 +21,10 @@ const COMMAND_USAGE: Record<string, string> = {
   'admin mapping': `  kgate admin mapping --id ID [--read-only true|false] [--pull-only true|false]
                       [--allow-mcp-note-changes true|false] [--device-encrypted true|false]`,
   token: '  kgate token list|create|rotate|revoke [--email E] [--name N] [--id ID] [--json]',
+  scopes: `  kgate scopes list|create|update|delete --mapping ID [--id SCOPE] [--name N] [--prefix P]... [--tag T]...
+                      [--minimum-role owner|admin|editor|viewer] [--agents | --no-agents]
+                      [--clear-prefixes] [--clear-tags] [--dry-run] [--json]
+                                                manage a mapping's context scopes as its owner`,
   import: '  kgate import DIR --mapping ID [--dry-run] [--json]',
   export: '  kgate export --mapping ID DIR [--force] [--json]',
 };
@@ -73,6 +77,8 @@ export async function runCli(argv: string[], start: CliStart = {}): Promise<numb
         throw new UsageError(`unknown admin command: ${sub ?? '(none)'}`);
       case 'token':
         return await (await import('./account-commands.ts')).tokenCommand(sub, rest);
+      case 'scopes':
+        return await (await import('./scope-commands.ts')).scopesCommand(sub, rest);
       case 'import':
         return await (await import('./commands.ts')).importCommand(argv.slice(1));
       case 'export':

@@ -3,4 +3,4 @@ export { AudienceSchema, ContextScopeSchema, MAX_SCOPE_FILTERS, MAX_SCOPE_NAME_L
 export type { Audience, ContextScope, ScopeDefinition, ScopeSlice } from './contract.ts';
 export { inAudience } from './policy.ts';
 export { createScopesService } from './service.ts';
-export type { AuthorizedScope, ScopesService } from './service.ts';
+export type { AuthorizedScope, ScopeChangeOptions, ScopesService } from './service.ts';
