@@ -7,7 +7,7 @@
  * Every count is checked; a wrong one fails the benchmark. `knowledge/report.ts` renders the section.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { pgliteVersion } from './support/pglite-version.ts';
@@ -44,6 +44,7 @@ export async function measureKnowledgeCompilation(options: KnowledgeCompilationO
     apply: [],
     backlog: [],
     skipped: [],
+    load: { before: loadavg()[0] ?? 0, after: 0 },
     failures: [],
   };
   const vault = [...generateSyntheticVault({ notes: options.notes, seed: options.seed })];
@@ -74,6 +75,7 @@ export async function measureKnowledgeCompilation(options: KnowledgeCompilationO
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+  result.load.after = loadavg()[0] ?? 0;
   return result;
 }
 

@@ -19,6 +19,8 @@ export interface KnowledgeCompilationResult {
   apply: ApplyCostResult[];
   backlog: BacklogResult[];
   skipped: Array<{ engine: string; reason: string }>;
+  /** The machine's 1-minute load average before and after: other work on the 2 cores makes every figure slower. */
+  load: { before: number; after: number };
   failures: string[];
 }
 
@@ -111,6 +113,7 @@ export function knowledgeCompilationReport(result: KnowledgeCompilationResult): 
       'Counts are checked: every note compiled, and as many records as `compileNote` gives note by note.',
     `- Engines: ${Object.entries(result.engines).map(([name, version]) => `${name} ${version}`).join('; ')}.`,
     ...result.skipped.map((s) => `- ${s.engine} skipped: ${s.reason}.`),
+    `- Load average (1 minute) before the run ${fixed(result.load.before, 2)}, after it ${fixed(result.load.after, 2)}, on 2 cores: above about 1, other work shared the machine and the figures are slower than on a quiet one.`,
     '',
     ...interpretation(result),
   ];
