@@ -37,8 +37,7 @@ const visible = (slice: ScopeSlice, note: NoteRef) => inSlice(slice, note.path, 
 /** The note's explicit, decision and evidence relations, both directions; returns every note directly linked either way. */
 async function addEdgeRelations(db: Database, slice: ScopeSlice, note: NoteRef, related: RelatedCollector): Promise<{ outgoing: Edge[]; direct: Set<string>; targets: Awaited<ReturnType<typeof resolveEdges>> }> {
   const subjects = related.wants('decision');
-  const outgoing = await outgoingEdges(db, slice.vaultId, [note], { subjects });
-  const incoming = await incomingCandidates(db, slice.vaultId, note, { subjects });
+  const [outgoing, incoming] = await Promise.all([outgoingEdges(db, slice.vaultId, [note], { subjects }), incomingCandidates(db, slice.vaultId, note, { subjects })]);
   const targets = await resolveEdges(db, slice.vaultId, [...outgoing.edges, ...incoming.edges]);
   const deciders = await decisionNotes(db, slice.vaultId, [note.path, ...incoming.holders.keys()]);
   const direct = new Set<string>();
@@ -142,7 +141,9 @@ export async function readRelated(db: Database, slice: ScopeSlice, request: Rela
     const first = await addEdgeRelations(db, slice, note, related);
     if (related.wants('derived')) await addDerived(db, slice, note, related, first);
   }
-  if (related.wants('temporal')) await addTemporal(db, slice, note, related);
-  if (related.wants('semantic')) await addSemantic(db, slice, note, related);
+  await Promise.all([
+    related.wants('temporal') ? addTemporal(db, slice, note, related) : undefined,
+    related.wants('semantic') ? addSemantic(db, slice, note, related) : undefined,
+  ]);
   return related.page(note, limit, after);
 }
