@@ -45,7 +45,8 @@ function frontmatterValue(value: unknown): string {
 function frontmatterTable(data: Record<string, unknown> | null, error: string | undefined): SafeHtml | string {
   if (error) return html`<p class="warning">Frontmatter: ${error}</p>`;
   if (!data || Object.keys(data).length === 0) return '';
-  return html`<details class="frontmatter" open><summary>Properties</summary><dl>${Object.entries(data).map(
+  // The frontmatter block starts at line 1: the anchor of evidence for records compiled from it (a decision note's).
+  return html`<details class="frontmatter" id="L1" open><summary>Properties</summary><dl>${Object.entries(data).map(
     ([key, value]) => html`<dt>${key}</dt><dd>${frontmatterValue(value)}</dd>`,
   )}</dl></details>`;
 }

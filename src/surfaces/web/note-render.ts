@@ -1,4 +1,5 @@
-import markdownIt, { type Env, type MarkdownIt, type StateInline } from 'markdown-it';
+import { randomBytes } from 'node:crypto';
+import markdownIt, { type Env, type MarkdownIt, type StateInline, type Token } from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
 import { locateFrontmatter, parseFrontmatter } from '../../domains/markdown/index.ts';
 
@@ -105,14 +106,14 @@ const SANITIZE: sanitizeHtml.IOptions = {
     ...['table', 'thead', 'tbody', 'tr', 'th', 'td', 'a', 'em', 'strong', 's', 'del', 'kbd', 'sub', 'sup', 'mark'],
     ...['details', 'summary', 'span', 'div', 'dl', 'dt', 'dd', 'abbr'],
   ],
-  allowedAttributes: { pre: ['tabindex'], a: ['href', 'title', 'class', 'rel'], code: ['class'], span: ['class', 'title'], abbr: ['title'], ol: ['start'] },
+  allowedAttributes: { '*': ['id'], pre: ['tabindex'], a: ['href', 'title', 'class', 'rel'], code: ['class'], span: ['class', 'title'], abbr: ['title'], ol: ['start'] },
   allowedClasses: { a: ['wikilink', 'unresolved', 'embed', 'image'], span: ['embed', 'missing'], code: ['language-*'] },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
   transformTags: {
     // A code block that scrolls sideways must be reachable by keyboard (WCAG 2.1.1).
-    pre: () => ({ tagName: 'pre', attribs: { tabindex: '0' } }),
+    pre: (_tag, attribs) => ({ tagName: 'pre', attribs: { tabindex: '0', ...(attribs[LINE_ATTRIBUTE] ? { [LINE_ATTRIBUTE]: attribs[LINE_ATTRIBUTE] } : {}) } }),
     img: (_tag, attribs) => ({ tagName: 'a', attribs: { href: attribs.src ?? '', class: 'image' }, text: `Image: ${attribs.alt || attribs.src || ''}` }),
     a: (_tag, attribs) => {
       const external = /^[a-z][a-z0-9+.-]*:/i.test(attribs.href ?? '');
@@ -121,12 +122,52 @@ const SANITIZE: sanitizeHtml.IOptions = {
   },
 };
 
+/** The attribute that carries a line anchor from the renderer through the sanitizer (see lineAnchors). */
+const LINE_ATTRIBUTE = 'data-kgate-line';
+
+const LIST_OPENS = new Set(['bullet_list_open', 'ordered_list_open']);
+
+/**
+ * Marks the outermost block (a list item rather than its list) that starts on each source line with that line's
+ * number in the note (1-based, the frontmatter counted), so that the evidence of knowledge records
+ * (docs/knowledge.md) can link to `#L12`. The mark carries a secret of this render: the sanitizer turns only marks
+ * with it into ids and drops every other id, so HTML written in a note can neither forge an anchor nor set an id.
+ */
+function markLines(tokens: readonly Token[], firstLine: number, secret: string): void {
+  const marked = new Set<number>();
+  for (const token of tokens) {
+    // A list's line is its first item's: the item is what the evidence names.
+    if (!token.map || token.nesting === -1 || token.type === 'html_block' || LIST_OPENS.has(token.type)) continue;
+    const line = firstLine + token.map[0];
+    if (marked.has(line)) continue;
+    marked.add(line);
+    token.attrSet(LINE_ATTRIBUTE, `${secret}:${line}`);
+  }
+}
+
+/** The sanitizer's rule for ids: `L<line>` from a mark of this render (markLines), no other. */
+function lineAnchors(secret: string): sanitizeHtml.Transformer {
+  return (tagName, attribs) => {
+    const { id: _written, [LINE_ATTRIBUTE]: mark, ...rest } = attribs;
+    const line = mark?.startsWith(`${secret}:`) ? mark.slice(secret.length + 1) : undefined;
+    return { tagName, attribs: line && /^\d+$/.test(line) ? { ...rest, id: `L${line}` } : rest };
+  };
+}
+
 /** Whether a fenced code block holds a JSON Canvas document: its info string is `canvas` or `json-canvas`. */
 const CANVAS_FENCE = /^(?:json-)?canvas$/i;
 
+/** How many line breaks `text` holds: the lines before the body. */
+function lineCount(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count += 1;
+  return count;
+}
+
 /**
  * Renders a note for the workspace: its frontmatter apart, its body as sanitized HTML with WikiLinks resolved
- * through `targets`, and unresolved ones searching the vault with `searchUrl`. The body is parsed once.
+ * through `targets`, and unresolved ones searching the vault with `searchUrl`; each block that starts a source line
+ * has the id `L<line>`. The body is parsed once.
  */
 export function renderNote(content: string, targets: LinkTargets, searchUrl: (query: string) => string): RenderedNote {
   const block = locateFrontmatter(content);
@@ -134,10 +175,12 @@ export function renderNote(content: string, targets: LinkTargets, searchUrl: (qu
   const parsed = block ? parseFrontmatter(content) : { data: null };
   const env: RenderEnv = { targets, searchUrl };
   const tokens = renderer.parse(body, env);
+  const secret = randomBytes(12).toString('base64url');
+  markLines(tokens, lineCount(content.slice(0, block ? block.bodyStart : 0)) + 1, secret);
   return {
     frontmatter: parsed.data,
     ...(parsed.error ? { frontmatterError: parsed.error } : {}),
-    html: sanitizeHtml(renderer.renderer.render(tokens, renderer.options, env), SANITIZE),
+    html: sanitizeHtml(renderer.renderer.render(tokens, renderer.options, env), { ...SANITIZE, transformTags: { ...SANITIZE.transformTags, '*': lineAnchors(secret) } }),
     canvases: tokens.filter((token) => token.type === 'fence' && CANVAS_FENCE.test(token.info.trim())).map((token) => token.content),
   };
 }
