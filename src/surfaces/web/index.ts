@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import type { AccountsService } from '../../domains/accounts/index.ts';
+import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { OAuthService } from '../../domains/oauth/index.ts';
+import type { ScopesService } from '../../domains/scopes/index.ts';
 import type { SessionsService } from '../../domains/sessions/index.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
 import type { VaultsService } from '../../domains/vaults/index.ts';
@@ -10,6 +12,10 @@ import type { Mailer } from '../../net/mail.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { accountPages } from './account-pages.ts';
 import { consentPages } from './consent-pages.ts';
+import { decisionPages } from './decision-pages.ts';
+import { entityPages } from './entity-pages.ts';
+import { knowledgePages } from './knowledge-pages.ts';
+import { scopePages } from './scope-pages.ts';
 import { signInPages } from './signin-pages.ts';
 import { tokenPages } from './token-pages.ts';
 import { eventPages } from './event-pages.ts';
@@ -39,13 +45,18 @@ export interface WebDependencies {
   trustedProxies: number;
   /** The invocation pipeline: workspace pages run the same operations as REST and MCP, as the signed-in person. */
   pipeline: Pipeline;
+  /** Context scopes, managed and used on the knowledge pages. */
+  scopes: ScopesService;
+  /** A scope's knowledge, shown on the knowledge pages, where people review decisions. */
+  knowledge: KnowledgeService;
 }
 
 /**
  * Every server-rendered page: sign-in and sign-out, the OAuth consent page, the account pages (connected
- * applications, access tokens, vaults) and the workspace (vaults, notes, events, trash; docs/workspace.md). Plain
- * HTML forms; one script of our own adds copy buttons and search as you type. Mounted at `/`; each route is an exact
- * path, and no middleware is registered for `*` (it would run for every other route of the app too).
+ * applications, access tokens, vaults) and the workspace (vaults, notes, events, trash, context scopes and their
+ * knowledge; docs/workspace.md). Plain HTML forms; one script of our own adds copy buttons and search as you type.
+ * Mounted at `/`; each route is an exact path, and no middleware is registered for `*` (it would run for every
+ * other route of the app too).
  */
 export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
@@ -60,5 +71,9 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', eventPages(deps));
   app.route('/', trashPages(deps));
   app.route('/', teamPages(deps));
+  app.route('/', scopePages(deps));
+  app.route('/', decisionPages(deps));
+  app.route('/', knowledgePages(deps));
+  app.route('/', entityPages(deps));
   return app;
 }

@@ -110,6 +110,19 @@ const STYLE = `
   dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
   dt { font-weight: 600; }
   mark { background: #ffe48a; }
+  label.inline { display: inline; font-weight: normal; }
+  textarea, select { font: inherit; padding: .4rem; width: 100%; max-width: 36rem; box-sizing: border-box; }
+  ul.records { list-style: none; padding: 0; }
+  ul.records > li { background: #fff; border: 1px solid #ddd; padding: .25rem 1rem; margin-bottom: .75rem; }
+  ul.records > li.candidate { border-left: 4px solid #b26a00; }
+  ul.records p { margin: .4rem 0; }
+  .badge { display: inline-block; padding: 0 .4rem; border: 1px solid #555; border-radius: .25rem; font-size: .875rem; font-weight: 600; }
+  .badge.candidate, .badge.overdue { color: #7a3d00; border-color: #7a3d00; background: #fff4e0; }
+  .badge.confirmed { color: #1b5e20; border-color: #1b5e20; background: #eaf6ea; }
+  .badge.rejected, .badge.superseded { color: #555; }
+  tr.overdue td { background: #fff4e0; }
+  form.review input[type=text] { font: inherit; padding: .3rem; width: 100%; max-width: 24rem; box-sizing: border-box; }
+  article.note :target, details:target { outline: 3px solid #b26a00; background: #fff4e0; scroll-margin-top: 1rem; }
   a:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
 `;
 

@@ -1,5 +1,6 @@
 import type { Context, Handler } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
+import type { Actor } from '../../kernel/principal.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
 import type { HttpEnv } from '../http/context.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
@@ -8,6 +9,7 @@ import { accountForm, accountPage, signedInAs, type AccountPageDependencies } fr
 import { html, type SafeHtml, type SignedIn } from './layout.ts';
 import type { CurrentSession } from './session.ts';
 import { sessionPrincipal, workspaceCaller, type WorkspaceCall } from './workspace-calls.ts';
+import { scopesUrl } from './knowledge-urls.ts';
 import { eventsUrl, trashUrl, vaultUrl } from './workspace-urls.ts';
 
 /** What the workspace pages need. */
@@ -21,11 +23,13 @@ export interface WorkspaceRequest {
   current: CurrentSession;
   signedIn: SignedIn;
   call: WorkspaceCall;
+  /** The person as domains see them (a web session): for the pages that call a domain service directly. */
+  actor: Actor;
 }
 
 async function workspaceRequest(deps: WorkspaceDependencies, current: CurrentSession): Promise<WorkspaceRequest> {
   const principal = await sessionPrincipal(deps.tokens, current.session);
-  return { current, signedIn: signedInAs(current), call: workspaceCaller(deps.pipeline, principal) };
+  return { current, signedIn: signedInAs(current), call: workspaceCaller(deps.pipeline, principal), actor: principal.actor };
 }
 
 /** A workspace page: signed in, or off to sign-in and back; errors become pages (guards.ts). */
@@ -64,12 +68,13 @@ export async function vaultOf(call: WorkspaceCall, mappingId: string): Promise<V
 }
 
 /** The navigation between a vault's views, the current one marked for assistive technology. */
-export function vaultNav(mappingId: string, current: 'notes' | 'events' | 'trash'): SafeHtml {
+export function vaultNav(mappingId: string, current: 'notes' | 'events' | 'trash' | 'knowledge'): SafeHtml {
   const item = (key: typeof current, href: string, label: string) =>
     html`<li><a href="${href}"${key === current ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return html`<nav aria-label="Vault" class="tabs"><ul>
     ${item('notes', vaultUrl(mappingId), 'Notes')}
     ${item('events', eventsUrl(mappingId), 'Events')}
     ${item('trash', trashUrl(mappingId), 'Trash')}
+    ${item('knowledge', scopesUrl(mappingId), 'Knowledge')}
   </ul></nav>`;
 }

@@ -5,6 +5,7 @@ import { searchNotes } from '../operations/search-operations.ts';
 import { listMappings } from '../operations/vault-operations.ts';
 import { page } from './errors.ts';
 import { PROVIDER_NAMES, copyButton, html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
+import { scopesUrl } from './knowledge-urls.ts';
 import { currentSession } from './session.ts';
 import type { WorkspaceCall } from './workspace-calls.ts';
 import { vaultNav, vaultOf, workspacePage, type VaultView, type WorkspaceDependencies } from './workspace-guard.ts';
@@ -27,7 +28,7 @@ function vaultRow(vault: VaultView): SafeHtml {
     <td><code>${vault.mappingId}</code> ${copyButton(vault.mappingId, `Copy the mapping id of ${vault.name}`)}</td>
     <td>${PROVIDER_NAMES[vault.provider] ?? vault.provider}</td>
     <td>${vault.readOnly ? 'read-only' : vault.writeAccess ? 'agents may change notes' : 'agents read only'}${vault.deviceEncrypted ? ', device-encrypted' : ''}</td>
-    <td><a href="${eventsUrl(vault.mappingId)}">Events</a> · <a href="${trashUrl(vault.mappingId)}">Trash</a></td>
+    <td><a href="${eventsUrl(vault.mappingId)}">Events</a> · <a href="${trashUrl(vault.mappingId)}">Trash</a> · <a href="${scopesUrl(vault.mappingId)}">Knowledge</a></td>
   </tr>`;
 }
 
