@@ -210,6 +210,19 @@ describe('relation tools over MCP and REST', () => {
     expect([byStranger.status, byStranger.body.code]).toEqual([404, 'not_found']);
   });
 
+  it('says device_encrypted for a mapping whose bodies the server cannot read', async () => {
+    const sealed = await createOwner(gateway.services, 'relations-sealed');
+    const sealedScope = await gateway.services.scopes.create(sealed.actor, sealed.mapping.id, {
+      name: 'All',
+      pathPrefixes: [],
+      tags: [],
+      audience: { minimumRole: 'viewer', agents: true },
+    });
+    await gateway.services.vaults.updateMappingFlags(sealed.mapping.id, { deviceEncrypted: true });
+    const response = await get('/knowledge/contradictions', { mappingId: sealed.mapping.id, contextScopeId: sealedScope.id }, sealed.token);
+    expect([response.status, response.body.code]).toEqual([409, 'device_encrypted']);
+  });
+
   it('refuses bad input with invalid_request: a malformed cursor, an unknown type, an oversize limit, an unknown field', async () => {
     const cases: Array<[string, Record<string, unknown>]> = [
       ['find_related', { ...scope, path: 'Projects/Alpha.md', cursor: 'bm9wZQ' }],

@@ -25,7 +25,7 @@ export interface ExplanationRequest {
  * edge links them.
  */
 async function addPairEdges(db: Database, vaultId: string, from: NoteRef, to: NoteRef, related: RelatedCollector): Promise<{ linked: boolean; incomplete: boolean }> {
-  const { edges } = await outgoingEdges(db, vaultId, [from, to], { subjects: true });
+  const { edges, capped } = await outgoingEdges(db, vaultId, [from, to], { subjects: true });
   const targets = await resolveEdges(db, vaultId, edges);
   const deciders = await decisionNotes(db, vaultId, [from.path, to.path]);
   let linked = false;
@@ -36,7 +36,7 @@ async function addPairEdges(db: Database, vaultId: string, from: NoteRef, to: No
     const direction = edge.source === from.path ? 'outgoing' : 'incoming';
     for (const { type, relation } of classify(edge, deciders.has(edge.source))) related.add(type, to, { direction, relation }, [edgeEvidence(edge)]);
   }
-  return { linked, incomplete: targets.incomplete };
+  return { linked, incomplete: capped || targets.incomplete };
 }
 
 /** Paths from -> via -> to; those through notes outside the slice (or missing) are only counted. */

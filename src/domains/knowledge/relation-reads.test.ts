@@ -38,6 +38,9 @@ const NOTES: Record<string, string> = {
   'Projects/Alpha rollout checklist.md': '# Alpha rollout checklist\n',
   'Projects/D0.md': '---\ntype: decision\nstatus: superseded\n---\n# Old way\n',
   'Projects/D1.md': '---\ntype: decision\nstatus: accepted\nsubject: "[[Alpha]]"\nsupersedes: "[[D0]]"\n---\n# Use Alpha\n',
+  'Tagged/T1.md': '# Team one\n\n#team [[T2]] and [[T3]].\n',
+  'Tagged/T2.md': '# Team two\n\n#team/core\n',
+  'Tagged/T3.md': '# Team three\n',
   'Hidden/Secret.md': '---\ntype: project\nid: alpha\nbudget: 10\n---\n# Secret\n\n[[Alpha]] and [[Epsilon]].\n',
 };
 
@@ -183,6 +186,14 @@ describe('relation reads', () => {
 
     await expect(services.knowledge.explainRelationship(slice, { from: 'Projects/Alpha.md', to: 'Hidden/Secret.md', type: 'explicit' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(services.knowledge.explainRelationship(slice, { from: 'Projects/Alpha.md', to: 'Projects/Alpha.md', type: 'explicit' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('reads a tag slice: a note carrying the tag (or one nested under it) is in it, one without is withheld', async () => {
+    const tagged: ScopeSlice = { vaultId: slice.vaultId, pathPrefixes: [], tags: ['team'] };
+    const page = await services.knowledge.related(tagged, { path: 'Tagged/T1.md', types: ['explicit'] });
+    expect(page.related.map((i) => i.path)).toEqual(['Tagged/T2.md']);
+    expect(page.withheld).toBe(1);
+    await expect(services.knowledge.related(tagged, { path: 'Tagged/T3.md' })).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('computes lexical similarity as pg_trgm does', () => {
