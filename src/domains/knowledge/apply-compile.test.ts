@@ -92,10 +92,9 @@ describe('knowledge compiled on every applied change', () => {
     expect(after.receipts).toEqual([...before.receipts, { path: 'Decisions/Wi-Fi.md', revision: h2, first_seen_at: t2 }]);
   });
 
-  // KNOWN BUG (reported, src/domains/knowledge/changes.ts): `substance` compares JSON.stringify of the record, and a
-  // record read back from jsonb has its keys in jsonb's order, so every unaltered record of a changed note is
-  // `record.updated` with a new version. `it.fails` passes while the bug is there: make it `it` once fixed.
-  it.fails('leaves the records a change did not alter untouched: no event, one version known from the first sighting', async () => {
+  // A record read back from jsonb has its keys in jsonb's order; substance compares canonical JSON, so an unaltered
+  // record of a changed note is no change.
+  it('leaves the records a change did not alter untouched: no event, one version known from the first sighting', async () => {
     const after = await rows();
     const h2 = contentHash(PLAN_2);
     expect(after.changes.filter((c) => c.after_revision === h2 && c.type === 'record.updated')).toEqual([]);

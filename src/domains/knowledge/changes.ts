@@ -1,11 +1,25 @@
 import { sha256Hex } from '../../kernel/hashing.ts';
 import type { KnowledgeChange, KnowledgeRecord } from './records.ts';
 
-/** A record's content without its evidence: what must differ for the record to have changed. */
+/** JSON with every object's keys sorted: the same value always gives the same text, whatever its key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * A record's content without its evidence: what must differ for the record to have changed. Canonical, because a
+ * record read back from the database (jsonb orders keys its own way) must compare equal to the same record compiled.
+ */
 function substance(record: KnowledgeRecord): string {
   const { evidence, ...rest } = record;
   void evidence; // Lines move when text is added above; that alone is no change of knowledge.
-  return JSON.stringify(rest);
+  return canonicalJson(rest);
 }
 
 /**

@@ -59,4 +59,18 @@ describe('stored knowledge', () => {
     // The note claims it was decided in January; the replica saw it only now.
     expect(await knowledge.firstSeen(db, vaultId, 'E.md', 'never-seen')).toBeUndefined();
   });
+
+  it('reads records back from the database as equal to the same records compiled: an edit elsewhere changes none', async () => {
+    const every =
+      '---\ntype: project\nid: tide\nstatus: building\nowner: Ana\ncontradicts: "[[B]]"\nrelates_to:\n  - "[[C]]"\n---\n# Tide\n\n' +
+      '> [!decision] Ship it\n\n> [!question] When?\n\n- [ ] Do it [owner:: [[Ana]]] 📅 2026-12-01\n';
+    await knowledge.recordNote(db, vaultId, 'F.md', { revision: 'f1', content: every });
+    const versions = async () => (await db.query('SELECT seq FROM knowledge_record_versions WHERE vault_id = $1 AND path = $2', [vaultId, 'F.md'])).length;
+    const before = await versions();
+    expect(before).toBe(7);
+    // Text added above the body's records moves their lines, and changes no knowledge.
+    const moved = every.replace('# Tide\n', '# Tide\n\nAn introduction.\n');
+    expect(await knowledge.recordNote(db, vaultId, 'F.md', { revision: 'f2', content: moved })).toEqual([]);
+    expect(await versions()).toBe(before);
+  });
 });
