@@ -128,6 +128,11 @@ describe('knowledge tools', () => {
       expect.objectContaining({ path: 'Projects/Benchmarks.md', blockId: 'result', source: expect.objectContaining({ text: expect.stringContaining('2 s offline') }) }),
     ]);
     expect(evidence.data.withheld).toBe(1);
+    // A decision note's source is the whole note: what was decided (frontmatter) and why (body).
+    const sqlite = rows<{ id: string; title: string }>(data.decisions).find((d) => d.title === 'Use SQLite on the device')!;
+    const note = await call('get_decision_evidence', args({ decisionId: sqlite.id }));
+    expect(note.data.source).toMatchObject({ path: 'Decisions/Use SQLite.md', lines: [1, 10], truncated: false });
+    expect(note.data.source.text).toContain('We chose it.');
     const missing = await call('get_decision_evidence', args({ decisionId: 'no-such-decision' }));
     expect(missing).toMatchObject({ isError: true, data: { code: 'not_found' } });
   });

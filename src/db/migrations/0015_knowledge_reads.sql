@@ -59,3 +59,21 @@ ALTER TABLE knowledge_notes ADD COLUMN compiler_version integer NOT NULL DEFAULT
 
 -- A hash of a record's substance (its content without evidence): a review holds for the decision as it was reviewed.
 ALTER TABLE knowledge_records ADD COLUMN substance_hash text NOT NULL DEFAULT '';
+
+-- Reads page through current records in a fixed order (path then id; commitments by due date first) and stop at
+-- the page's end: these indexes give that order without sorting every record of a kind on every call.
+DROP INDEX knowledge_records_kind_idx;
+CREATE INDEX knowledge_records_order_idx ON knowledge_records (vault_id, kind, path COLLATE "C", record_id COLLATE "C");
+CREATE INDEX knowledge_records_due_idx
+  ON knowledge_records (vault_id, (COALESCE(record ->> 'due', '9999-12-31') COLLATE "C"), path COLLATE "C", record_id COLLATE "C")
+  WHERE kind = 'commitment';
+
+-- find_related and get_contradictions look notes and relation records up by the file name a link or relation
+-- target names, and tensions and their history by record: without these, each call reads every note of the vault.
+CREATE INDEX notes_file_name_idx ON notes (vault_id, regexp_replace(path_key, '^.*/', ''));
+CREATE INDEX knowledge_records_relation_target_idx
+  ON knowledge_records (vault_id, regexp_replace(regexp_replace(lower(record ->> 'target'), '^.*/', ''), '\.md$', ''))
+  WHERE kind = 'relation';
+CREATE INDEX knowledge_record_versions_tension_idx ON knowledge_record_versions (vault_id, path, record_id)
+  WHERE kind = 'relation' AND record ->> 'type' = 'contradicts';
+CREATE INDEX knowledge_changes_record_idx ON knowledge_changes (vault_id, record_id, seq);

@@ -78,11 +78,15 @@ export async function readDecisionEvidence(db: Database, slice: ScopeSlice, reco
   ]);
   const note = notes[0];
   if (!note) throw new KgateError('not_found', 'No such decision in this scope.');
-  const source = block(path, note.content_hash, note.content, lines[0]!, lines[1]!);
+  // A decision note (frontmatter `type: decision`) is its whole note: the frontmatter says what was decided, the
+  // body why. A callout's block is its own lines.
+  const wholeNote = lines[0] === 1 && note.content.startsWith('---');
+  const lastLine = note.content.split('\n').length - (note.content.endsWith('\n') ? 1 : 0);
+  const source = block(path, note.content_hash, note.content, lines[0]!, wholeNote ? lastLine : lines[1]!);
   const links = await db.query<{ target: string; target_name_key: string; block_id: string | null; line: number }>(
     `SELECT target, target_name_key, block_id, line FROM note_links
       WHERE note_id = $1 AND line BETWEEN $2 AND $3 AND target <> '' ORDER BY ordinal LIMIT $4`,
-    [note.id, lines[0], lines[1], MAX_EVIDENCE_CITATIONS + 1],
+    [note.id, source.lines[0], source.lines[1], MAX_EVIDENCE_CITATIONS + 1],
   );
   const truncated = links.length > MAX_EVIDENCE_CITATIONS;
   const citations: Citation[] = [];

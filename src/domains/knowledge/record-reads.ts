@@ -39,9 +39,12 @@ async function readRecords<R extends KnowledgeRecord>(
   }
   params.push(limit + 1);
   const rows = await db.query<RecordRow<R>>(
-    `SELECT r.record, v.known_from, ARRAY[${order.join(', ')}] AS sort ${options.columns ?? ''}
+    // The known time is a lookup per returned row (PostgreSQL evaluates it after the sort and limit), not a join
+    // the planner may misjudge on tables that grew since their statistics were taken.
+    `SELECT r.record, ARRAY[${order.join(', ')}] AS sort ${options.columns ?? ''},
+            (SELECT v.known_from FROM knowledge_record_versions v
+              WHERE v.vault_id = r.vault_id AND v.record_id = r.record_id AND v.retired_at IS NULL) AS known_from
        FROM knowledge_records r
-       LEFT JOIN knowledge_record_versions v ON v.vault_id = r.vault_id AND v.record_id = r.record_id AND v.retired_at IS NULL
        ${options.join ?? ''}
       WHERE ${where.join(' AND ')}
       ORDER BY ${order.join(', ')}
