@@ -3,7 +3,7 @@ import type { CredentialKind } from '../../kernel/principal.ts';
 import { normalizeNotePath } from '../../kernel/vault-path.ts';
 import { tagName } from '../markdown/index.ts';
 import type { WorkspaceRole } from '../workspaces/index.ts';
-import { MAX_SCOPE_FILTERS, MAX_SCOPE_NAME_LENGTH, type Audience, type ScopeDefinition } from './contract.ts';
+import { AudienceSchema, MAX_SCOPE_FILTERS, MAX_SCOPE_NAME_LENGTH, type Audience, type ScopeDefinition } from './contract.ts';
 
 const RANK: Readonly<Record<WorkspaceRole, number>> = { owner: 4, admin: 3, editor: 2, viewer: 1 };
 
@@ -46,5 +46,8 @@ export function normalizeDefinition(definition: ScopeDefinition): ScopeDefinitio
       }),
     ),
   ].sort();
-  return { name, pathPrefixes, tags, audience: definition.audience };
+  // Checked here too, not only by the surfaces' schemas: the domain is the last word on what is stored.
+  const audience = AudienceSchema.safeParse(definition.audience);
+  if (!audience.success) throw new KgateError('invalid_request', "A scope's audience is a minimum role (owner, admin, editor, viewer) and whether agents may use it.");
+  return { name, pathPrefixes, tags, audience: audience.data };
 }
