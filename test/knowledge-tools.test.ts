@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { Actor } from '../src/kernel/principal.ts';
 import { createOwner } from './support/fixtures.ts';
-import type { Structured } from './support/mcp-client.ts';
+import { callTool, connectMcpClient, type Structured } from './support/mcp-client.ts';
 import { useMcpSuite } from './support/mcp-suite.ts';
 import { restClient } from './support/rest-client.ts';
 import { apply, hashOf, seedNotes } from './support/rest-transactions.ts';
@@ -222,6 +222,36 @@ describe('knowledge tools', () => {
     // Their scope on their mapping: the mapping itself is not theirs to name.
     const theirs = await call('get_commitments', { mappingId: other.mapping.id, contextScopeId: foreign.id });
     expect(theirs).toMatchObject({ isError: true, data: { code: 'not_found' } });
+  });
+
+  it("applies a member's role as it is now: a viewer's token reads a viewers' scope until the scope asks for editors", async () => {
+    const { services } = suite.gateway;
+    const viewer = await createOwner(services, 'knowledge-viewer');
+    await services.workspaces.setMemberRole(suite.owner.workspaceId, viewer.accountId, 'viewer');
+    const client = await connectMcpClient(suite.gateway.url, viewer.token);
+    try {
+      const asViewer = () => callTool(client, 'get_open_questions', args());
+      expect((await asViewer()).isError).toBe(false);
+      const editorsOnly = await services.scopes.create(suite.owner.actor, suite.owner.mapping.id, {
+        name: 'Editors',
+        pathPrefixes: [],
+        tags: [],
+        audience: { minimumRole: 'editor', agents: true },
+      });
+      expect(await callTool(client, 'get_open_questions', args({ contextScopeId: editorsOnly.id }))).toMatchObject({ isError: true, data: { code: 'not_found' } });
+      const capabilities = await callTool(client, 'get_intelligence_capabilities', { mappingId: suite.owner.mapping.id });
+      expect(rows<{ contextScopeId: string }>(capabilities.data.scopes).map((s) => s.contextScopeId)).toEqual([scopeId]);
+      // The owner raises the scope's audience: the viewer's next call is refused, nothing replays what they could read.
+      const current = (await services.scopes.listManaged(suite.owner.actor, suite.owner.mapping.id)).find((s) => s.id === scopeId)!;
+      await services.scopes.update(suite.owner.actor, suite.owner.mapping.id, scopeId, { ...current, audience: { minimumRole: 'editor', agents: true } });
+      try {
+        expect(await asViewer()).toMatchObject({ isError: true, data: { code: 'not_found' } });
+      } finally {
+        await services.scopes.update(suite.owner.actor, suite.owner.mapping.id, scopeId, current);
+      }
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses malformed bounds and modes with invalid_request', async () => {
