@@ -109,7 +109,7 @@ export function knowledgeCompilationReport(result: KnowledgeCompilationResult): 
     ...result.backlog.flatMap(backlogRows),
     '',
     `- Vault: \`bench/vault-generator.ts\`, ${count(result.notes)} notes, seed ${result.seed}, with its knowledge material (\`bench/vault-knowledge.ts\`), stored through the notes service not told of changes ` +
-      `(so nothing is compiled), then each pass run ${result.repeat} times on the same database, the median reported. Before each \`compileBacklog\` every knowledge row is deleted; before each reindex every note is marked stale. ` +
+      `(so nothing is compiled), then each pass run ${result.repeat} times on the same database, the median reported. Before each \`compileBacklog\` every knowledge row is deleted, before each reindex every note is marked stale, and then the tables are vacuumed and analyzed (PGlite has no autovacuum), as a fresh start would find them. ` +
       'Counts are checked: every note compiled, and as many records as `compileNote` gives note by note.',
     `- Engines: ${Object.entries(result.engines).map(([name, version]) => `${name} ${version}`).join('; ')}.`,
     ...result.skipped.map((s) => `- ${s.engine} skipped: ${s.reason}.`),
