@@ -31,7 +31,7 @@ describe('knowledge compiled in the background at start', () => {
     owner = await createOwner(services, 'backlog');
     await services.notes.importNotes(owner.actor, owner.mapping.id, NOTES);
     // As before compilation existed: no knowledge rows, except the receipt of one note (seen by a build that receipted).
-    await db.exec('DELETE FROM knowledge_notes; DELETE FROM knowledge_records; DELETE FROM knowledge_record_versions');
+    await db.exec('DELETE FROM knowledge_notes; DELETE FROM knowledge_records; DELETE FROM knowledge_record_history');
     await db.query('DELETE FROM knowledge_observations WHERE path <> $1', [RECEIPTED]);
   });
   afterAll(() => db.close());

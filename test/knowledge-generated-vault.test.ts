@@ -37,7 +37,7 @@ describe('knowledge of a generated vault', () => {
 
   it('compiles the same records in the background from notes stored without knowledge', async () => {
     const before = await stored();
-    await db.exec('DELETE FROM knowledge_notes; DELETE FROM knowledge_records; DELETE FROM knowledge_record_versions');
+    await db.exec('DELETE FROM knowledge_notes; DELETE FROM knowledge_records; DELETE FROM knowledge_record_history');
     expect(await services.knowledge.compileBacklog(db)).toEqual({ notes: notes.length, records: expected.length });
     expect(await stored()).toEqual(before);
   });

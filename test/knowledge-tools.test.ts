@@ -186,7 +186,7 @@ describe('knowledge tools', () => {
   });
 
   it('reports content stored before receipts as unavailable for known-at, not guessed', async () => {
-    await suite.gateway.db.query("UPDATE knowledge_record_versions SET known_from = NULL WHERE kind = 'assertion' AND retired_at IS NULL");
+    await suite.gateway.db.query("UPDATE knowledge_records SET known_from = NULL WHERE kind = 'assertion'");
     const result = await call('get_temporal_records', args({ mode: 'known-at', at: new Date().toISOString() }));
     expect(result.data.records).toEqual([]);
     expect(result.data.unavailable).toEqual([expect.objectContaining({ entityId: 'tidewater', property: 'status', reason: 'observed_before_receipts' })]);

@@ -1,12 +1,18 @@
 -- The knowledge layer's read side (docs/knowledge.md): every version of every record with the time this replica
 -- came to know it, people's reviews of decisions, and context scopes.
 
--- Every version of a record: a new one when a change altered the record (evidence alone is no change), retired
--- when a later change altered or removed it. `known_from` is the time this replica stored the change that made
--- the version; it is null for a version compiled from content stored before receipts existed (its availability
--- before then is unknown, and known-at reads report it unavailable rather than guess).
-CREATE TABLE knowledge_record_versions (
-  seq bigserial PRIMARY KEY,
+-- Every version of a record. The current version of each record is its row of knowledge_records (with `seq`, the
+-- order versions were made in, and `known_from`); a version a later change altered or removed moves to
+-- knowledge_record_history with the time and revision of that change. So a change writes a record once, not twice,
+-- and only a change that ends a version writes history. `known_from` is the time this replica stored the change that
+-- made the version; it is null for a version compiled from content stored before receipts existed (its
+-- availability before then is unknown, and known-at reads report it unavailable rather than guess).
+CREATE SEQUENCE knowledge_version_seq;
+ALTER TABLE knowledge_records
+  ADD COLUMN seq bigint NOT NULL DEFAULT nextval('knowledge_version_seq'),
+  ADD COLUMN known_from timestamptz;
+CREATE TABLE knowledge_record_history (
+  seq bigint PRIMARY KEY,
   vault_id uuid NOT NULL REFERENCES vaults (id) ON DELETE CASCADE,
   record_id text NOT NULL,
   kind text NOT NULL,
@@ -14,14 +20,24 @@ CREATE TABLE knowledge_record_versions (
   record jsonb NOT NULL,
   revision text NOT NULL,
   known_from timestamptz,
-  retired_at timestamptz,
+  retired_at timestamptz NOT NULL,
   retired_revision text
 );
-CREATE INDEX knowledge_record_versions_record_idx ON knowledge_record_versions (vault_id, record_id, seq);
-CREATE UNIQUE INDEX knowledge_record_versions_current_idx ON knowledge_record_versions (vault_id, record_id) WHERE retired_at IS NULL;
-CREATE INDEX knowledge_record_versions_entity_idx
-  ON knowledge_record_versions (vault_id, (record ->> 'entityType'), (record ->> 'entityId'))
+CREATE INDEX knowledge_record_history_record_idx ON knowledge_record_history (vault_id, record_id, seq);
+CREATE INDEX knowledge_record_history_entity_idx
+  ON knowledge_record_history (vault_id, (record ->> 'entityType'), (record ->> 'entityId'))
   WHERE kind = 'assertion';
+CREATE INDEX knowledge_records_entity_idx
+  ON knowledge_records (vault_id, (record ->> 'entityType'), (record ->> 'entityId'))
+  WHERE kind = 'assertion';
+
+-- Every version, current and past, as temporal reads see them.
+CREATE VIEW knowledge_record_versions AS
+  SELECT seq, vault_id, record_id, kind, path, record, revision, known_from, retired_at, retired_revision
+    FROM knowledge_record_history
+  UNION ALL
+  SELECT seq, vault_id, record_id, kind, path, record, revision, known_from, NULL::timestamptz, NULL::text
+    FROM knowledge_records;
 
 -- A person's verdict on a decision found in a note (spec 4.3 rule 8: never an agent's). Append-only: the latest
 -- review of a record is its state, the earlier ones its history. `record_hash` is the decision's content when it
@@ -74,6 +90,8 @@ CREATE INDEX notes_file_name_idx ON notes (vault_id, regexp_replace(path_key, '^
 CREATE INDEX knowledge_records_relation_target_idx
   ON knowledge_records (vault_id, regexp_replace(regexp_replace(lower(record ->> 'target'), '^.*/', ''), '\.md$', ''))
   WHERE kind = 'relation';
-CREATE INDEX knowledge_record_versions_tension_idx ON knowledge_record_versions (vault_id, path, record_id)
+CREATE INDEX knowledge_record_history_tension_idx ON knowledge_record_history (vault_id, path, record_id)
+  WHERE kind = 'relation' AND record ->> 'type' = 'contradicts';
+CREATE INDEX knowledge_records_tension_idx ON knowledge_records (vault_id, path, record_id)
   WHERE kind = 'relation' AND record ->> 'type' = 'contradicts';
 CREATE INDEX knowledge_changes_record_idx ON knowledge_changes (vault_id, record_id, seq);

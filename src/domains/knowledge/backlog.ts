@@ -51,7 +51,7 @@ async function compileSome(db: Database, clock: Clock, vaultId: string, paths: r
       if (recompiled) notes.push(recompiled);
     }
     await store.writeCompiled(tx, { vaultId, at: clock.now(), observed: [], notes });
-    return { notes: notes.length, records: notes.reduce((sum, n) => sum + n.records.length, 0) };
+    return { notes: notes.length, records: notes.reduce((sum, n) => sum + n.current.length, 0) };
   });
 }
 

@@ -17,10 +17,19 @@ export function recompile(
   if (!after && !before) return undefined;
   const records = after ? compileNote(path, after.revision, after.content) : [];
   const changes = knowledgeChanges(path, before ?? null, after ? { revision: after.revision, records } : null);
-  // A record whose substance did not change keeps its version (no event); an added or altered one gets a new one.
+  // A record whose substance did not change keeps its version (no event; its evidence is updated); an added or
+  // altered one is a new version; an altered or removed one ends the version it had.
   const touched = new Set(changes.map((c) => c.recordId));
-  const versioned = records.filter((r) => touched.has(r.id));
-  const retired = changes.filter((c) => c.type !== 'record.added').map((c) => c.recordId);
-  return { path, revision: after?.revision ?? null, records, changes, retired, versioned, knownFrom };
+  const current = records.map((record) => {
+    const version = touched.has(record.id) ? undefined : before?.versions.get(record.id);
+    return version ? { record, seq: version.seq, knownFrom: version.knownFrom } : { record, seq: null, knownFrom };
+  });
+  const previous = new Map((before?.records ?? []).map((r) => [r.id, r]));
+  const ended = changes.flatMap((c) => {
+    const record = c.type === 'record.added' ? undefined : previous.get(c.recordId);
+    const version = record ? before?.versions.get(record.id) : undefined;
+    return record && version ? [{ record, version }] : [];
+  });
+  return { path, revision: after?.revision ?? null, current, changes, ended };
 }
 

@@ -16,7 +16,7 @@ interface RecordRow<R extends KnowledgeRecord> {
 /**
  * Reads current records of one kind in a slice, a page at a time, in the order of `order` (SQL expressions over
  * `r`, the record row; compared bytewise), with extra conditions and columns. Each row carries the known time of
- * its current version.
+ * its current version (a record's row is its current version).
  */
 async function readRecords<R extends KnowledgeRecord>(
   db: Database,
@@ -39,11 +39,7 @@ async function readRecords<R extends KnowledgeRecord>(
   }
   params.push(limit + 1);
   const rows = await db.query<RecordRow<R>>(
-    // The known time is a lookup per returned row (PostgreSQL evaluates it after the sort and limit), not a join
-    // the planner may misjudge on tables that grew since their statistics were taken.
-    `SELECT r.record, ARRAY[${order.join(', ')}] AS sort ${options.columns ?? ''},
-            (SELECT v.known_from FROM knowledge_record_versions v
-              WHERE v.vault_id = r.vault_id AND v.record_id = r.record_id AND v.retired_at IS NULL) AS known_from
+    `SELECT r.record, r.known_from, ARRAY[${order.join(', ')}] AS sort ${options.columns ?? ''}
        FROM knowledge_records r
        ${options.join ?? ''}
       WHERE ${where.join(' AND ')}
