@@ -17,7 +17,7 @@ const PENDING = `
      AND NOT EXISTS (SELECT 1 FROM mappings m WHERE m.vault_id = n.vault_id AND m.device_encrypted)
   UNION ALL
   SELECT k.vault_id, k.path FROM knowledge_notes k
-   WHERE NOT EXISTS (SELECT 1 FROM notes n WHERE n.vault_id = k.vault_id AND n.path = k.path)
+   WHERE NOT EXISTS (SELECT 1 FROM notes n WHERE n.vault_id = k.vault_id AND n.path COLLATE "C" = k.path)
   ORDER BY 1, 2 LIMIT $2`;
 
 /**
@@ -32,7 +32,7 @@ async function compileSome(db: Database, clock: Clock, vaultId: string, paths: r
       tx.query<{ path: string; content: string; content_hash: string; first_seen_at: Date | null }>(
         `SELECT n.path, n.content, n.content_hash, o.first_seen_at FROM notes n
            LEFT JOIN knowledge_observations o ON o.vault_id = n.vault_id AND o.path = n.path AND o.revision = n.content_hash
-          WHERE n.vault_id = $1 AND n.path = ANY($2::text[])`,
+          WHERE n.vault_id = $1 AND n.path COLLATE "C" = ANY($2::text[])`,
         [vaultId, textArrayParam(paths)],
       ),
       tx.query<{ path: string; compiler_version: number }>('SELECT path, compiler_version FROM knowledge_notes WHERE vault_id = $1 AND path = ANY($2::text[])', [

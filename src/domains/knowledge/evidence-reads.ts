@@ -72,7 +72,7 @@ export async function readDecisionEvidence(db: Database, slice: ScopeSlice, reco
   const decision = page.items[0];
   if (!decision) throw new KgateError('not_found', 'No such decision in this scope.');
   const { path, lines } = decision.evidence;
-  const notes = await db.query<{ id: string; content: string; content_hash: string }>('SELECT id, content, content_hash FROM notes WHERE vault_id = $1 AND path = $2', [
+  const notes = await db.query<{ id: string; content: string; content_hash: string }>('SELECT id, content, content_hash FROM notes WHERE vault_id = $1 AND path COLLATE "C" = $2', [
     slice.vaultId,
     path,
   ]);

@@ -154,7 +154,7 @@ export async function incomingCandidates(db: Database, vaultId: string, note: No
            AND (strpos(lower(r.record ->> 'subject'), $4) > 0 OR lower(btrim(r.record ->> 'subject')) = lower($5)))`
     : '';
   const records = await db.query<{ path: string; record: RelationRecord | DecisionRecord; id: string; title: string; revision: string; tag_keys: string[] }>(
-    `SELECT r.path, r.record, ${holderColumns} FROM knowledge_records r JOIN notes n ON n.vault_id = r.vault_id AND n.path = r.path
+    `SELECT r.path, r.record, ${holderColumns} FROM knowledge_records r JOIN notes n ON n.vault_id = r.vault_id AND n.path COLLATE "C" = r.path
       WHERE r.vault_id = $1 AND r.path <> $3
         AND ((r.kind = 'relation' AND ${recordKey(`r.record ->> 'target'`)} = ANY($2::text[])) ${subjectCondition})
       ORDER BY r.path COLLATE "C", r.record_id COLLATE "C" LIMIT $${options.subjects ? 6 : 4}`,

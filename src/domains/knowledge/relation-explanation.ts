@@ -68,7 +68,7 @@ async function quote(db: Database, vaultId: string, relations: RelatedNote[]): P
   const rows = await db.query<{ ord: number; quote: string }>(
     `SELECT q.ord::int AS ord, left(array_to_string((string_to_array(n.content, E'\\n'))[q.line_from:q.line_to], E'\\n'), $5) AS quote
        FROM unnest($2::text[], $3::int[], $4::int[]) WITH ORDINALITY AS q(path, line_from, line_to, ord)
-       JOIN notes n ON n.vault_id = $1 AND n.path = q.path`,
+       JOIN notes n ON n.vault_id = $1 AND n.path COLLATE "C" = q.path`,
     [vaultId, entries.map((e) => e.path), entries.map((e) => e.lines![0]), entries.map((e) => e.lines![1]), MAX_QUOTE],
   );
   for (const row of rows) entries[row.ord - 1]!.quote = row.quote;
@@ -81,7 +81,7 @@ async function freshness(db: Database, vaultId: string, notes: readonly NoteRef[
        FROM notes n
        LEFT JOIN knowledge_observations o ON o.vault_id = n.vault_id AND o.path = n.path AND o.revision = n.content_hash
        LEFT JOIN knowledge_notes k ON k.vault_id = n.vault_id AND k.path = n.path
-      WHERE n.vault_id = $1 AND n.path = ANY($2::text[])`,
+      WHERE n.vault_id = $1 AND n.path COLLATE "C" = ANY($2::text[])`,
     [vaultId, notes.map((n) => n.path)],
   );
   const byPath = new Map(rows.map((r) => [r.path, r]));

@@ -17,7 +17,7 @@ export function sliceCondition(alias: string, slice: ScopeSlice, params: unknown
     const n = params.length;
     parts.push(
       `EXISTS (SELECT 1 FROM notes sn, unnest(sn.tag_keys) AS st(key)
-                WHERE sn.vault_id = ${alias}.vault_id AND sn.path = ${alias}.path
+                WHERE sn.vault_id = ${alias}.vault_id AND sn.path COLLATE "C" = ${alias}.path
                   AND (st.key = ANY($${n}::text[]) OR EXISTS (SELECT 1 FROM unnest($${n}::text[]) AS sq(tag) WHERE starts_with(st.key, sq.tag || '/'))))`,
     );
   }
