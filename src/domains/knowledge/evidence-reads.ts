@@ -105,7 +105,8 @@ export async function readDecisionEvidence(db: Database, slice: ScopeSlice, reco
 
 /**
  * The note a link target names, as Obsidian resolves it in the common cases: the exact path (with or without
- * `.md`), else the note of that file name with the shortest path.
+ * `.md`), else the note of that file name with the shortest path. Both conditions are indexed (the notes' unique
+ * path key, and notes_file_name_idx), so that a citation never reads every note of the vault.
  */
 async function resolveTarget(
   db: Database,
@@ -116,7 +117,7 @@ async function resolveTarget(
   const withExtension = target.toLowerCase().endsWith('.md') ? target : `${target}.md`;
   const rows = await db.query<{ path: string; content: string; content_hash: string; tag_keys: string[] }>(
     `SELECT path, content, content_hash, tag_keys FROM notes
-      WHERE vault_id = $1 AND (path_key = lower($2) OR right(path_key, length($3) + 4) = '/' || $3 || '.md' OR path_key = $3 || '.md')
+      WHERE vault_id = $1 AND (path_key = lower($2) OR regexp_replace(path_key, '^.*/', '') = $3 || '.md')
       ORDER BY (path_key = lower($2)) DESC, length(path), path LIMIT 1`,
     [vaultId, withExtension.normalize('NFC'), nameKey],
   );
