@@ -54,7 +54,7 @@ describe.skipIf(!available)('the knowledge pages in a real browser', () => {
     const api = restClient(gateway, token);
     await seedNotes(api, mappingId, KNOWLEDGE_NOTES);
     // The entity note as if stored before receipts existed: compiled later, in the background, known from nothing.
-    for (const table of ['knowledge_notes', 'knowledge_records', 'knowledge_record_versions', 'knowledge_observations']) {
+    for (const table of ['knowledge_notes', 'knowledge_records', 'knowledge_record_history', 'knowledge_observations']) {
       await gateway.db.query(`DELETE FROM ${table} WHERE vault_id = $1 AND path = $2`, [vaultId, ENTITY_PATH]);
     }
     expect(await gateway.services.knowledge.compileBacklog(gateway.db)).toMatchObject({ notes: 1 });
