@@ -1,8 +1,10 @@
 import type { Database } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
+import { notePathKey } from '../../kernel/vault-path.ts';
 import type { ScopeSlice } from '../scopes/index.ts';
 import type { Decision } from './contract.ts';
 import { readDecisions } from './record-reads.ts';
+import { resolverFor } from './link-targets.ts';
 import { inSlice } from './slice.ts';
 
 /** Most links of a decision's block followed to their sources. */
@@ -72,9 +74,9 @@ export async function readDecisionEvidence(db: Database, slice: ScopeSlice, reco
   const decision = page.items[0];
   if (!decision) throw new KgateError('not_found', 'No such decision in this scope.');
   const { path, lines } = decision.evidence;
-  const notes = await db.query<{ id: string; content: string; content_hash: string }>('SELECT id, content, content_hash FROM notes WHERE vault_id = $1 AND path COLLATE "C" = $2', [
+  const notes = await db.query<{ id: string; content: string; content_hash: string }>('SELECT id, content, content_hash FROM notes WHERE vault_id = $1 AND path_key = $2', [
     slice.vaultId,
-    path,
+    notePathKey(path),
   ]);
   const note = notes[0];
   if (!note) throw new KgateError('not_found', 'No such decision in this scope.');
@@ -83,43 +85,38 @@ export async function readDecisionEvidence(db: Database, slice: ScopeSlice, reco
   const wholeNote = lines[0] === 1 && note.content.startsWith('---');
   const lastLine = note.content.split('\n').length - (note.content.endsWith('\n') ? 1 : 0);
   const source = block(path, note.content_hash, note.content, lines[0]!, wholeNote ? lastLine : lines[1]!);
-  const links = await db.query<{ target: string; target_name_key: string; block_id: string | null; line: number }>(
-    `SELECT target, target_name_key, block_id, line FROM note_links
+  const links = await db.query<{ target: string; block_id: string | null; line: number }>(
+    `SELECT target, block_id, line FROM note_links
       WHERE note_id = $1 AND line BETWEEN $2 AND $3 AND target <> '' ORDER BY ordinal LIMIT $4`,
     [note.id, source.lines[0], source.lines[1], MAX_EVIDENCE_CITATIONS + 1],
   );
   const truncated = links.length > MAX_EVIDENCE_CITATIONS;
+  const followed = links.slice(0, MAX_EVIDENCE_CITATIONS);
+  // The targets resolve as the graph resolves them, all in one query; the cited notes' bodies in one more.
+  const resolver = await resolverFor(db, slice.vaultId, followed.map((l) => l.target));
+  const cited = followed.map((link) => ({ link, note: resolver.resolve(link.target, path) }));
+  const readable = cited.flatMap(({ note: n }) => (n && inSlice(slice, n.path, n.tagKeys) ? [n.path] : []));
+  const bodies = await contentsAt(db, slice.vaultId, readable);
   const citations: Citation[] = [];
   let withheld = 0;
-  for (const link of links.slice(0, MAX_EVIDENCE_CITATIONS)) {
-    const target = await resolveTarget(db, slice.vaultId, link.target, link.target_name_key);
-    if (!target || !inSlice(slice, target.path, target.tag_keys)) {
+  for (const { link, note: target } of cited) {
+    const body = target ? bodies.get(target.path) : undefined;
+    if (!target || !body) {
       withheld += 1;
       continue;
     }
-    const [first, last] = blockLines(target.content, link.block_id);
-    citations.push({ target: link.target, line: link.line, path: target.path, blockId: link.block_id, source: block(target.path, target.content_hash, target.content, first, last) });
+    const [first, last] = blockLines(body, link.block_id);
+    citations.push({ target: link.target, line: link.line, path: target.path, blockId: link.block_id, source: block(target.path, target.revision, body, first, last) });
   }
   return { decision, source, citations, withheld, truncated };
 }
 
-/**
- * The note a link target names, as Obsidian resolves it in the common cases: the exact path (with or without
- * `.md`), else the note of that file name with the shortest path. Both conditions are indexed (the notes' unique
- * path key, and notes_file_name_idx), so that a citation never reads every note of the vault.
- */
-async function resolveTarget(
-  db: Database,
-  vaultId: string,
-  target: string,
-  nameKey: string,
-): Promise<{ path: string; content: string; content_hash: string; tag_keys: string[] } | undefined> {
-  const withExtension = target.toLowerCase().endsWith('.md') ? target : `${target}.md`;
-  const rows = await db.query<{ path: string; content: string; content_hash: string; tag_keys: string[] }>(
-    `SELECT path, content, content_hash, tag_keys FROM notes
-      WHERE vault_id = $1 AND (path_key = lower($2) OR regexp_replace(path_key, '^.*/', '') = $3 || '.md')
-      ORDER BY (path_key = lower($2)) DESC, length(path), path LIMIT 1`,
-    [vaultId, withExtension.normalize('NFC'), nameKey],
-  );
-  return rows[0];
+/** The bodies of current notes by exact path, in one query. */
+async function contentsAt(db: Database, vaultId: string, paths: readonly string[]): Promise<Map<string, string>> {
+  if (paths.length === 0) return new Map();
+  const rows = await db.query<{ path: string; content: string }>('SELECT path, content FROM notes WHERE vault_id = $1 AND path_key = ANY($2::text[])', [
+    vaultId,
+    [...new Set(paths.map(notePathKey))],
+  ]);
+  return new Map(rows.map((row) => [row.path, row.content]));
 }
