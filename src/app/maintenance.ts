@@ -3,7 +3,7 @@ import type { Database } from '../db/port.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from './services.ts';
 
-// Expired idempotency keys and old minute counters are garbage; purging hourly keeps both tables small.
+// Expired idempotency keys, old minute counters and old preview receipts are garbage; purging hourly keeps the tables small.
 const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
 // Units leased for a minute that has ended go back to the month counters within this interval.
@@ -24,6 +24,7 @@ export function startMaintenance(services: Services, logger: Logger, db?: Databa
       services.usage.purgeOldCounters(),
       services.sessions.purgeExpired(),
       services.oauth.purgeExpired(),
+      services.notes.purgePreviewReceipts(),
     ]).catch((error: unknown) =>
       logger.warn({ err: error }, 'maintenance failed'),
     );

@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   precondition_required: "Changing an existing note needs its current hash (expectedHash or If-Match).",
   idempotency_key_required: 'Applying a change needs an Idempotency-Key header.',
   idempotency_key_reused: 'The idempotency key was already used with a different request.',
+  preview_required: "The mapping's approval policy needs a matching preview, by the same credential, before this apply.",
+  approval_required: "The mapping's approval policy lets agents only propose changes (propose_action); a person approves them.",
   rate_limited: 'The per-minute allowance is used up; retry after the time in Retry-After.',
   monthly_limit_reached: 'The monthly allowance is used up; it renews at the start of next month (UTC).',
   unavailable: 'A capability or dependency is not available right now.',

@@ -4,13 +4,14 @@ import { isUuid } from '../../kernel/ids.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import type { GroupHooks, Settled, SharedMember } from '../idempotency/index.ts';
 import { appendEvents, type EventKind, type NewProvenanceEvent } from '../provenance/index.ts';
-import type { HostedMapping, NoteChangeCapability } from '../vaults/index.ts';
+import { approvalRefusal, type HostedMapping, type NoteChangeCapability } from '../vaults/index.ts';
+import { againstHashOf, findReceipts, matchReceipt, previewedAgainst } from './receipts.ts';
 import { keysOf, lockAndLoadState, rewritesLinks } from './plan-state.ts';
 import { planTransaction, type CanonicalAction, type PlannedAction } from './plan-transaction.ts';
 import { assertMayChangeNotes } from './policy.ts';
 import * as trash from './trash-store.ts';
 import { writeNoteChanges, type NoteChanges } from './change-store.ts';
-import type { TransactionResult } from './transaction-contract.ts';
+import type { MatchedPreview, TransactionResult } from './transaction-contract.ts';
 import type { NoteTransition, NoteWriteDeps } from './write-deps.ts';
 import { changedBy } from './changed-by.ts';
 import { unifiedDiff } from './diff.ts';
@@ -24,6 +25,8 @@ export interface PreparedTransaction {
   mappingId: string;
   capability: NoteChangeCapability;
   actions: readonly CanonicalAction[];
+  /** notesHashOf(actions): what a preview receipt of exactly these actions records. */
+  notesHash: string;
 }
 
 function eventKind(effect: NonNullable<PlannedAction['effect']>): EventKind {
@@ -67,8 +70,10 @@ interface Accepted {
   key: string;
 }
 
-function eventsOf(member: Accepted & { planned: readonly PlannedAction[] }): NewProvenanceEvent[] {
-  const { mapping, prepared, key } = member;
+function eventsOf(member: Accepted & { planned: readonly PlannedAction[]; matched: MatchedPreview }): NewProvenanceEvent[] {
+  const { mapping, prepared, key, matched } = member;
+  // Every event of an apply names the preview it matched, so the feed shows the preview, then the apply.
+  const receipt = matched ? { previewReceipt: matched.id, previewedAt: matched.previewedAt } : {};
   const actor = prepared.actor;
   return member.planned.flatMap(({ effect, result }) => {
     if (!effect) return [];
@@ -82,7 +87,7 @@ function eventsOf(member: Accepted & { planned: readonly PlannedAction[] }): New
         afterRevision: result.afterRevision,
         idempotencyKey: key,
         trashId: result.trashId,
-        details: truncated ? { ...eventDetails(effect), diffTruncated: true } : eventDetails(effect),
+        details: truncated ? { ...eventDetails(effect), ...receipt, diffTruncated: true } : { ...eventDetails(effect), ...receipt },
         ...(diff === undefined ? {} : { diff }),
       },
     ];
@@ -116,7 +121,7 @@ async function execute(
   deps: NoteWriteDeps,
   sql: Sql,
   vaultId: string,
-  writing: ReadonlyArray<Accepted & { planned: readonly PlannedAction[] }>,
+  writing: ReadonlyArray<Accepted & { planned: readonly PlannedAction[]; matched: MatchedPreview }>,
 ): Promise<void> {
   const effects = writing.flatMap((m) => m.planned.flatMap((p) => (p.effect ? [{ effect: p.effect, accountId: m.prepared.actor.accountId }] : [])));
   const deletes = effects.flatMap(({ effect, accountId }) => (effect.kind === 'delete' ? [{ ...effect, accountId }] : []));
@@ -211,6 +216,9 @@ export async function applyTransactions(
   }
   const loading = isUuid(mappingId) ? lockAndLoadState(sql, mappingId, members.flatMap((m) => m.payload.actions)) : Promise.resolve(undefined);
   loading.catch(() => undefined);
+  // The preview receipts any member may match, read beside the lock (receipts.ts).
+  const receipts = isUuid(mappingId) ? findReceipts(sql, mappingId, members.map((m) => m.payload.notesHash)) : Promise.resolve([]);
+  receipts.catch(() => undefined);
   const admitted = await hooks.admitted;
 
   const settled: Array<Settled<TransactionResult> | undefined> = members.map(() => undefined);
@@ -226,19 +234,24 @@ export async function applyTransactions(
     }
   }
   const loaded = await loading;
-  const writing: Array<Accepted & { planned: readonly PlannedAction[] }> = [];
+  const writing: Array<Accepted & { planned: readonly PlannedAction[]; matched: MatchedPreview }> = [];
   if (accepted.length > 0) {
     // Authority found the same hosted vault that was locked and read (a mapping never changes its vault).
     if (!loaded || loaded.vaultId !== accepted[0]!.mapping.vaultId) throw new Error('the locked vault is not the vault of the mapping');
+    const found = await receipts;
     for (const member of accepted) {
-      const planned = planTransaction(member.prepared.actions, loaded.state, 'apply', { withDiff: false });
-      const refused = failure(planned);
+      const { actions, actor, notesHash, capability } = member.prepared;
+      const planned = planTransaction(actions, loaded.state, 'apply', { withDiff: false });
+      const results = planned.map((p) => p.result);
+      const matched = matchReceipt(found, actor, notesHash, againstHashOf(previewedAgainst(actions, results)));
+      // The owner's approval policy first: under it, a change not previewed (or now at other revisions) is refused as such.
+      const refused = approvalRefusal(member.mapping.approvalPolicy, capability, matched !== null) ?? failure(planned);
       if (refused) settled[member.index] = { ok: false, error: refused };
       else {
-        writing.push({ ...member, planned });
+        writing.push({ ...member, planned, matched });
         settled[member.index] = {
           ok: true,
-          value: { mappingId: member.mapping.id, dryRun: false, applied: true, actions: planned.map((p) => p.result) },
+          value: { mappingId: member.mapping.id, dryRun: false, applied: true, actions: results, previewReceipt: matched },
         };
       }
     }

@@ -16,6 +16,7 @@ import { prepareTransaction, runTransaction, sharingOf, type TransactionInput } 
 import { applyTransactions, type PreparedTransaction } from './apply-group.ts';
 import type { GroupRunner, SharedWork } from '../idempotency/index.ts';
 import { createOrAppend, type CreateOrAppendInput } from './append.ts';
+import { purgeReceipts } from './receipts.ts';
 import { noteTitle } from './title.ts';
 import { changedBy } from './changed-by.ts';
 import { deriveNoteIndex } from './note-index.ts';
@@ -42,6 +43,8 @@ export interface NotesService extends NoteReads {
   shareTransaction(input: Omit<TransactionInput, 'dryRun' | 'commit'>): SharedTransaction | undefined;
   /** Creates a note, or appends to it on a new line (see append.ts). */
   createOrAppend(input: CreateOrAppendInput): Promise<TransactionResult>;
+  /** Deletes preview receipts past their retention (receipts.ts); returns how many. */
+  purgePreviewReceipts(): Promise<number>;
   /**
    * Imports a batch of files into a hosted vault as the operator acting for `actor`: creates new notes, replaces
    * changed ones, leaves identical ones untouched, and records a provenance event for each change. One
@@ -232,6 +235,7 @@ export function createNotesService(db: Database, vaults: VaultsService, options:
       return sharing && { ...sharing, payload, runGroup };
     },
     createOrAppend: (input) => createOrAppend(deps, input),
+    purgePreviewReceipts: () => purgeReceipts(db),
     importNotes: async (actor, mappingId, files, options = {}) => importPrepared(actor, mappingId, await prepareImport(files), options),
     prepareImport,
     importPrepared,

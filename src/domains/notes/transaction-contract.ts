@@ -122,12 +122,34 @@ export const ActionResultSchema = z.object({
 /** See ActionResultSchema. */
 export type ActionResult = z.infer<typeof ActionResultSchema>;
 
+/** What a preview answers about its receipt. */
+export const PreviewReceiptSchema = z.object({
+  id: z.uuid().describe('The receipt of this preview; the apply that matches it names it in its events'),
+  notesHash: z.string().describe('sha256 of the exact actions previewed (paths, contents, targets), in order'),
+  againstHash: z.string().describe('sha256 of the revisions the actions were previewed against'),
+  previewedAgainst: z
+    .array(z.object({ path: z.string(), revision: z.string().nullable() }))
+    .describe("Per action, the note's revision when previewed (null: no note there yet)"),
+});
+/** See PreviewReceiptSchema. */
+export type PreviewReceipt = z.infer<typeof PreviewReceiptSchema>;
+
+/** What an apply answers about the preview it matched. */
+export const MatchedPreviewSchema = z
+  .object({ id: z.uuid(), previewedAt: z.string().describe('When the matched preview was made (ISO 8601)') })
+  .nullable()
+  .describe('The preview receipt this apply matched (same credential, same actions, same revisions, within 30 minutes); null when none');
+/** See MatchedPreviewSchema. */
+export type MatchedPreview = z.infer<typeof MatchedPreviewSchema>;
+
 /** The result of a previewed or applied transaction (also of single-note writes and deletes). */
 export const TransactionResultSchema = z.object({
   mappingId: z.uuid(),
   dryRun: z.boolean(),
   applied: z.boolean().describe('True only when the changes were committed'),
   actions: z.array(ActionResultSchema),
+  receipt: PreviewReceiptSchema.optional().describe('Previews: the receipt recorded for this preview (docs/proposals.md)'),
+  previewReceipt: MatchedPreviewSchema.optional(),
 });
 /** See TransactionResultSchema. */
 export type TransactionResult = z.infer<typeof TransactionResultSchema>;

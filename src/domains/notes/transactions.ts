@@ -12,6 +12,7 @@ import { keysOf, loadState, rewritesLinks } from './plan-state.ts';
 import { planTransaction, type CanonicalAction } from './plan-transaction.ts';
 import { assertMayChangeNotes } from './policy.ts';
 import { MAX_TRANSACTION_ACTIONS, type NoteAction, type TransactionResult } from './transaction-contract.ts';
+import { notesHashOf, recordReceipt } from './receipts.ts';
 
 
 /** Input of a note transaction (single-note writes and deletes are transactions of one action). */
@@ -90,7 +91,7 @@ export function prepareTransaction(input: Omit<TransactionInput, 'dryRun' | 'com
     const write = writeOf(action.path, action.pathKey, action.content);
     return { ...action, prepared: { ...write, derived: deriveNoteIndex(action.content) } };
   });
-  return { actor: input.actor, mappingId: input.mappingId, capability: input.capability, actions };
+  return { actor: input.actor, mappingId: input.mappingId, capability: input.capability, actions, notesHash: notesHashOf(actions) };
 }
 
 /**
@@ -117,7 +118,10 @@ export async function runTransaction(deps: NoteWriteDeps, input: TransactionInpu
     assertMayChangeNotes(mapping, actions, input.capability);
     const state = await loadState(deps.db, mapping.vaultId, actions, 'preview');
     const planned = planTransaction(actions, state, 'preview', { withDiff: !mapping.deviceEncrypted });
-    return { mappingId: mapping.id, dryRun: true, applied: false, actions: planned.map((p) => p.result) };
+    const results = planned.map((p) => p.result);
+    // The receipt that an apply of exactly these actions, against these revisions, will match (receipts.ts).
+    const receipt = await recordReceipt(deps.db, { mappingId: mapping.id, actor: input.actor, actions, results });
+    return { mappingId: mapping.id, dryRun: true, applied: false, actions: results, receipt };
   }
   const prepared = prepareTransaction(input);
   if (!input.commit) throw new KgateError('idempotency_key_required', 'Applying a change needs an idempotency key.');

@@ -12,6 +12,7 @@ const mapping = (id: string, over: Partial<Mapping> = {}): Mapping => ({
   readOnly: false,
   pullOnly: false,
   allowMcpNoteChanges: false,
+  approvalPolicy: 'open',
   deviceEncrypted: false,
   remoteRoot: null,
   createdAt: new Date(0),

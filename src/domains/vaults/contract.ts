@@ -5,6 +5,16 @@ export const ProviderKindSchema = z.enum(['hosted', 'drive', 'dropbox', 'github'
 /** See ProviderKindSchema. */
 export type ProviderKind = z.infer<typeof ProviderKindSchema>;
 
+/**
+ * The owner's approval policy of a mapping (docs/proposals.md): `open` applies what a caller sends with the current
+ * hashes (previews advised, as the spec describes for scripts); `preview-first` refuses an apply that matches no
+ * preview receipt of the same credential within PREVIEW_WINDOW_MS; `people-approve` also refuses agents' applies:
+ * agents propose (`propose_action`) and a person approves on the workspace page.
+ */
+export const ApprovalPolicySchema = z.enum(['open', 'preview-first', 'people-approve']);
+/** See ApprovalPolicySchema. */
+export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+
 /** A synchronized workspace mapping: the thing a caller names with `mappingId`. */
 export const MappingSchema = z.object({
   id: z.uuid(),
@@ -18,6 +28,8 @@ export const MappingSchema = z.object({
   pullOnly: z.boolean(),
   /** The owner's "Allow hosted MCP note changes" switch for this exact mapping. */
   allowMcpNoteChanges: z.boolean(),
+  /** The owner's approval policy for note changes through this mapping. */
+  approvalPolicy: ApprovalPolicySchema,
   /** Device-held encryption: the server never sees note bodies. */
   deviceEncrypted: z.boolean(),
   remoteRoot: z.string().nullable(),
@@ -32,6 +44,7 @@ export interface MappingFlags {
   pullOnly?: boolean;
   allowMcpNoteChanges?: boolean;
   deviceEncrypted?: boolean;
+  approvalPolicy?: ApprovalPolicy;
 }
 
 /** A mapping whose notes are hosted by kgate. */

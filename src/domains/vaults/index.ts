@@ -1,7 +1,7 @@
 /** Vaults: hosted vaults and the mappings through which callers reach any vault. */
-export { MappingSchema, ProviderKindSchema } from './contract.ts';
-export type { HostedMapping, Mapping, MappingAccess, MappingFlags, ProviderKind } from './contract.ts';
-export { mappingWriteSummary, noteChangeRefusal } from './policy.ts';
+export { ApprovalPolicySchema, MappingSchema, ProviderKindSchema } from './contract.ts';
+export type { ApprovalPolicy, HostedMapping, Mapping, MappingAccess, MappingFlags, ProviderKind } from './contract.ts';
+export { PREVIEW_WINDOW_MS, approvalRefusal, mappingWriteSummary, noteChangeRefusal } from './policy.ts';
 export type { MappingWriteSummary, NoteChangeCapability } from './policy.ts';
 export { createVaultsService } from './service.ts';
 export type { CreateHostedVaultInput, VaultsService } from './service.ts';

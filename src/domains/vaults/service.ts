@@ -4,7 +4,7 @@ import { isUuid, newId } from '../../kernel/ids.ts';
 import type { Plan } from '../../kernel/principal.ts';
 import { entitlementsOf } from '../accounts/index.ts';
 import type { WorkspaceRole, WorkspacesService } from '../workspaces/index.ts';
-import { MAX_VAULT_NAME_LENGTH, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags } from './contract.ts';
+import { ApprovalPolicySchema, MAX_VAULT_NAME_LENGTH, type ApprovalPolicy, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags } from './contract.ts';
 import type { AuthorityCache } from './authority-cache.ts';
 import { mayAccessMapping, permissionFor } from './policy.ts';
 import * as store from './store.ts';
@@ -47,6 +47,8 @@ export interface VaultsService {
    * change it; for anyone else, and for unknown or malformed ids, the same `not_found`.
    */
   setMcpNoteChanges(accountId: string, mappingId: string, on: boolean): Promise<Mapping>;
+  /** Sets the approval policy of a mapping the account owns (the owner's decision, like the switch above). */
+  setApprovalPolicy(accountId: string, mappingId: string, policy: ApprovalPolicy): Promise<Mapping>;
   /** Like `resolveMapping`, for operations that only hosted vaults support. */
   resolveHostedMapping(accountId: string, mappingId: string, access: MappingAccess, sql?: Sql): Promise<HostedMapping>;
   /**
@@ -146,6 +148,14 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService,
       // Workspace admins manage vaults, but this switch is the owner's own decision (spec 3.1).
       if (!mapping || mapping.ownerAccountId !== accountId) throw unknownMapping();
       if (!(await store.updateMappingFlags(db, mappingId, { allowMcpNoteChanges: on }))) throw unknownMapping();
+      cache.forgetMapping(mappingId);
+      return (await store.findMapping(db, mappingId)) ?? Promise.reject(unknownMapping());
+    },
+    async setApprovalPolicy(accountId, mappingId, policy) {
+      const mapping = isUuid(mappingId) ? await store.findMapping(db, mappingId) : undefined;
+      if (!mapping || mapping.ownerAccountId !== accountId) throw unknownMapping();
+      if (!ApprovalPolicySchema.safeParse(policy).success) throw new KgateError('invalid_request', 'The approval policy is open, preview-first or people-approve.');
+      if (!(await store.updateMappingFlags(db, mappingId, { approvalPolicy: policy }))) throw unknownMapping();
       cache.forgetMapping(mappingId);
       return (await store.findMapping(db, mappingId)) ?? Promise.reject(unknownMapping());
     },

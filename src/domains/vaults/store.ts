@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/port.ts';
 import type { WorkspaceRole } from '../workspaces/index.ts';
-import type { Mapping, MappingFlags, ProviderKind } from './contract.ts';
+import type { ApprovalPolicy, Mapping, MappingFlags, ProviderKind } from './contract.ts';
 
 interface MappingRow {
   id: string;
@@ -12,6 +12,7 @@ interface MappingRow {
   read_only: boolean;
   pull_only: boolean;
   allow_mcp_note_changes: boolean;
+  approval_policy: ApprovalPolicy;
   device_encrypted: boolean;
   remote_root: string | null;
   created_at: Date;
@@ -19,7 +20,7 @@ interface MappingRow {
 }
 
 const COLUMNS = `id, workspace_id, owner_account_id, provider, vault_id, name, read_only, pull_only,
-  allow_mcp_note_changes, device_encrypted, remote_root, created_at`;
+  allow_mcp_note_changes, approval_policy, device_encrypted, remote_root, created_at`;
 
 function toMapping(row: MappingRow): Mapping {
   return {
@@ -32,6 +33,7 @@ function toMapping(row: MappingRow): Mapping {
     readOnly: row.read_only,
     pullOnly: row.pull_only,
     allowMcpNoteChanges: row.allow_mcp_note_changes,
+    approvalPolicy: row.approval_policy,
     deviceEncrypted: row.device_encrypted,
     remoteRoot: row.remote_root,
     createdAt: row.created_at,
@@ -121,9 +123,10 @@ export async function updateMappingFlags(sql: Sql, id: string, flags: MappingFla
        pull_only = COALESCE($3, pull_only),
        allow_mcp_note_changes = COALESCE($4, allow_mcp_note_changes),
        device_encrypted = COALESCE($5, device_encrypted),
+       approval_policy = COALESCE($6, approval_policy),
        updated_at = now()
      WHERE id = $1 RETURNING 1`,
-    [id, flags.readOnly ?? null, flags.pullOnly ?? null, flags.allowMcpNoteChanges ?? null, flags.deviceEncrypted ?? null],
+    [id, flags.readOnly ?? null, flags.pullOnly ?? null, flags.allowMcpNoteChanges ?? null, flags.deviceEncrypted ?? null, flags.approvalPolicy ?? null],
   );
   return rows.length === 1;
 }

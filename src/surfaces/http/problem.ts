@@ -26,6 +26,8 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   precondition_required: 428,
   idempotency_key_required: 400,
   idempotency_key_reused: 422,
+  preview_required: 428,
+  approval_required: 403,
   rate_limited: 429,
   monthly_limit_reached: 429,
   unavailable: 503,

@@ -63,13 +63,14 @@ export const ACCOUNT_SURFACE: SurfaceProfile = {
  * The workspace pages (docs/workspace.md): a person in their own signed-in browser session. Only the session is
  * accepted, every plan has it, and it counts no allowance: the allowances meter what clients do on a person's
  * behalf (spec 8), not the person reading their own notes. The person changes notes directly, as a script does:
- * the "Allow hosted MCP note changes" switch governs agents, not its owner.
+ * the "Allow hosted MCP note changes" switch governs agents, not its owner, and the approval policy governs
+ * credentials, not the person (capability `person`, docs/proposals.md).
  */
 export const WORKSPACE_SURFACE: SurfaceProfile = {
   name: 'workspace',
   credentials: ['session'],
   credentialRefusal: 'The workspace needs a signed-in session.',
-  noteChanges: 'direct',
+  noteChanges: 'person',
   words: {
     call: 'page',
     input: 'form',

@@ -11,6 +11,9 @@ const MappingOut = z.object({
   writeAccess: z.boolean().describe('True when MCP note changes are allowed on this exact mapping, for your role'),
   role: z.enum(['owner', 'admin', 'editor', 'viewer']).describe('Your role in the workspace of the mapping; a viewer only reads'),
   deviceEncrypted: z.boolean().describe('True when note bodies are encrypted on the device and the server cannot read them'),
+  approvalPolicy: z
+    .enum(['open', 'preview-first', 'people-approve'])
+    .describe('The owner\'s approval policy: preview-first needs a matching preview before each apply; people-approve means agents propose (propose_action) and a person approves'),
 });
 
 /** The mappings the calling account may see: the discovery every vault operation starts from. */
@@ -37,7 +40,7 @@ export const listMappings = defineOperation({
       vaults: mappings.map(({ mapping: m, role }) => {
         const summary = mappingWriteSummary(m);
         const writes = roleAllows(role, 'vault.write');
-        return { mappingId: m.id, name: m.name, provider: m.provider, readOnly: summary.readOnly, writeAccess: summary.writeAccess && writes, role, deviceEncrypted: m.deviceEncrypted };
+        return { mappingId: m.id, name: m.name, provider: m.provider, readOnly: summary.readOnly, writeAccess: summary.writeAccess && writes, role, deviceEncrypted: m.deviceEncrypted, approvalPolicy: m.approvalPolicy };
       }),
       truncated: false,
     };
