@@ -265,11 +265,17 @@ describe('the OpenAPI document of the Developer REST API', () => {
     it('documents the Idempotency-Key header on exactly the write operations', () => {
       const writes = new Set(DEVELOPER_ROUTES.filter((r) => r.operation.idempotency !== 'none').map((r) => r.operationId));
       expect(writes.size).toBeGreaterThan(0);
+      // Proposing changes no note and is idempotent by content: the same change, by the same credential, against the
+      // same revisions answers the proposal already waiting (docs/proposals.md). It takes no key.
+      const idempotentByContent = new Set(['proposeAction', 'proposeKnowledgeChange']);
       for (const [method, path, op] of documentedOperations(doc)) {
         const header = ((op.parameters ?? []) as Json[]).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
         const isWrite = writes.has(op.operationId as string);
         // Writes are exactly the non-GET operations.
-        expect({ op: operationKey(method, path), isWrite }).toEqual({ op: operationKey(method, path), isWrite: method !== 'get' });
+        expect({ op: operationKey(method, path), isWrite }).toEqual({
+          op: operationKey(method, path),
+          isWrite: method !== 'get' && !idempotentByContent.has(op.operationId as string),
+        });
         if (isWrite) {
           expect(header).toMatchObject({ required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
           expect(String(header!.description)).toMatch(/dryRun false/);
@@ -320,6 +326,22 @@ describe('the OpenAPI document of the Developer REST API', () => {
         createScope: { mappingId, name: 'New probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
         updateScope: { mappingId, scopeId: scope.id, name: 'Probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
         writeNote: { mappingId, path: 'probe/existing.md', content: '# Existing\n\nchanged\n', dryRun: true, expectedHash },
+        proposeAction: {
+          mappingId,
+          contextScopeId: scope.id,
+          title: 'Probe proposal',
+          rationale: 'A probe of the published body',
+          notes: [{ path: 'probe/proposed.md', content: '# Proposed\n' }],
+          deletions: [{ path: 'probe/existing.md', expectedHash }],
+        },
+        proposeKnowledgeChange: {
+          mappingId,
+          contextScopeId: scope.id,
+          title: 'Probe knowledge change',
+          rationale: 'A probe of the published body',
+          notes: [{ path: 'probe/knowledge.md', content: '# Knowledge\n' }],
+          deletions: [{ path: 'probe/existing.md', expectedHash }],
+        },
         runNoteTransaction: {
           mappingId,
           dryRun: true,

@@ -1,4 +1,4 @@
-import type { Sql } from '../../db/port.ts';
+import { textArrayParam, type Sql } from '../../db/port.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Actor } from '../../kernel/principal.ts';
@@ -85,7 +85,7 @@ export async function findReceipts(sql: Sql, mappingId: string, notesHashes: rea
     `SELECT id, account_id, credential_kind, credential_id, notes_hash, against_hash, created_at FROM preview_receipts
       WHERE mapping_id = $1 AND notes_hash = ANY($2::text[]) AND created_at > now() - $3 * interval '1 millisecond'
       ORDER BY created_at DESC LIMIT 200`,
-    [mappingId, [...new Set(notesHashes)], PREVIEW_WINDOW_MS],
+    [mappingId, textArrayParam([...new Set(notesHashes)]), PREVIEW_WINDOW_MS],
   );
   return rows.map((r) => ({
     id: r.id,

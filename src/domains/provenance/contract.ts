@@ -1,7 +1,21 @@
 import { z } from 'zod';
 
 /** Kinds of provenance events; docs/api.md ("Events") says which operation emits which. */
-export const EventKindSchema = z.enum(['note.created', 'note.updated', 'note.deleted', 'note.restored', 'note.moved']);
+export const EventKindSchema = z.enum([
+  'note.created',
+  'note.updated',
+  'note.deleted',
+  'note.restored',
+  'note.moved',
+  'proposal.created',
+  'proposal.approved',
+  'proposal.rejected',
+  'proposal.expired',
+  'proposal.executed',
+  'proposal.failed',
+  'proposal.undone',
+  'proposal.undo-failed',
+]);
 /** See EventKindSchema. */
 export type EventKind = z.infer<typeof EventKindSchema>;
 
