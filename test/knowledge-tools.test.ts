@@ -69,7 +69,11 @@ describe('knowledge tools', () => {
     expect(result.isError).toBe(false);
     expect(rows<{ contextScopeId: string }>(result.data.scopes).map((s) => s.contextScopeId)).toEqual([scopeId]);
     expect(result.data.semantic).toMatchObject({ method: 'lexical', embeddingModel: null });
-    expect(rows<{ available: boolean }>(result.data.proposals).every((p) => !p.available)).toBe(true);
+    // The owner's own token through MCP on a mapping that allows agents' changes: both proposal tools are available.
+    expect(rows<{ tool: string; available: boolean }>(result.data.proposals).map((p) => [p.tool, p.available])).toEqual([
+      ['propose_knowledge_change', true],
+      ['propose_action', true],
+    ]);
   });
 
   it('returns decisions from notes only as labelled candidates until a person confirms one', async () => {

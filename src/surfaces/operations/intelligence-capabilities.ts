@@ -45,8 +45,18 @@ export const IntelligenceCapabilitiesSchema = z.object({
     .describe('Proposal-only capabilities: changes are proposed for a person to approve, never applied by the tool'),
 });
 
-/** The capabilities of a mapping for a caller who may use `scopes`. */
-export function intelligenceCapabilities(mappingId: string, scopes: readonly ContextScope[]): z.input<typeof IntelligenceCapabilitiesSchema> {
+/** Whether the caller may propose note changes on the mapping now, and why not. */
+export interface ProposingAvailability {
+  available: boolean;
+  reason: string | null;
+}
+
+/** The capabilities of a mapping for a caller who may use `scopes`, and may propose as `proposing` says. */
+export function intelligenceCapabilities(
+  mappingId: string,
+  scopes: readonly ContextScope[],
+  proposing: ProposingAvailability,
+): z.input<typeof IntelligenceCapabilitiesSchema> {
   return {
     mappingId,
     scopes: scopes.map((s) => ({ contextScopeId: s.id, name: s.name, pathPrefixes: s.pathPrefixes, tags: s.tags, audience: s.audience })),
@@ -64,8 +74,12 @@ export function intelligenceCapabilities(mappingId: string, scopes: readonly Con
       note: 'No embedding model is configured: semantic relations are lexical similarity, labelled method "lexical".',
     },
     proposals: [
-      { tool: 'propose_knowledge_change', available: false, reason: 'Not available on this server yet: changes go through preview_note_writes and a person\'s approval.' },
-      { tool: 'propose_action', available: false, reason: 'Not available on this server yet.' },
+      {
+        tool: 'propose_knowledge_change',
+        available: proposing.available && scopes.length > 0,
+        reason: proposing.reason ?? (scopes.length === 0 ? 'You may use no context scope of this mapping; a knowledge change is proposed within one.' : null),
+      },
+      { tool: 'propose_action', available: proposing.available, reason: proposing.reason },
     ],
   };
 }
