@@ -31,12 +31,13 @@ import { importThroughput } from './import-throughput.ts';
 import { knowledgeCompilation } from './knowledge-compile.ts';
 import { knowledgeTools } from './knowledge-tools.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
+import { proposalsBenchmark } from './proposals.ts';
 import { vaultSearch } from './search-throughput.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark];
 
 /**
  * Benchmarks that run only when `--only` names them: the before-and-after comparison checks out another commit and
