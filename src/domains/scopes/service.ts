@@ -48,9 +48,10 @@ export interface ScopesService {
   /**
    * The scope, when this caller may read through it now: the mapping is hosted and readable by them, the scope is
    * the mapping's, and their role and credential are in its audience. Anything else is `not_found`, the same
-   * answer for a guessed id, another mapping's scope and a scope outside the caller's audience.
+   * answer for a guessed id, another mapping's scope and a scope outside the caller's audience. `sql`: read in this
+   * open transaction (a change that commits with its idempotent answer), else on the database.
    */
-  authorize(actor: Actor, mappingId: string, scopeId: string): Promise<AuthorizedScope>;
+  authorize(actor: Actor, mappingId: string, scopeId: string, sql?: Sql): Promise<AuthorizedScope>;
 }
 
 /** A scope of `definition`, as storing it at `at` would leave it (previews answer these). */
@@ -136,9 +137,9 @@ export function createScopesService(db: Database, clock: Clock, vaults: VaultsSe
         return scope;
       });
     },
-    async authorize(actor, mappingId, scopeId) {
-      const { mapping, role } = await access(actor, mappingId, false);
-      const scope = isUuid(scopeId) ? await store.findScope(db, mapping.id, scopeId) : undefined;
+    async authorize(actor, mappingId, scopeId, sql = db) {
+      const { mapping, role } = await access(actor, mappingId, false, sql);
+      const scope = isUuid(scopeId) ? await store.findScope(sql, mapping.id, scopeId) : undefined;
       if (!scope || !inAudience(scope.audience, role, actor.credentialKind)) throw unknownScope();
       return { scope, mapping, role, slice: { vaultId: mapping.vaultId, pathPrefixes: scope.pathPrefixes, tags: scope.tags } };
     },

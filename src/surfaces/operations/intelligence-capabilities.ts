@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_KNOWLEDGE_LIMIT, MAX_KNOWLEDGE_LIMIT } from '../../domains/knowledge/index.ts';
 import { AudienceSchema, type ContextScope } from '../../domains/scopes/index.ts';
+import { SECTION_KINDS } from '../../domains/synthesis/index.ts';
 
 /** The scope-bound read tools, each with its bounds. */
 const READS = [
@@ -13,7 +14,17 @@ const READS = [
   'find_related',
   'get_relationship_explanation',
   'get_contradictions',
+  'get_living_synthesis',
+  'get_execution_trace',
 ] as const;
+
+/** How much one call of a read answers: one item, a fixed set of sections (the brief), or pages of items. */
+function boundsOf(tool: (typeof READS)[number]): { defaultResults: number; maxResults: number; paged: boolean } {
+  if (tool === 'get_decision_evidence' || tool === 'get_relationship_explanation') return { defaultResults: 1, maxResults: 1, paged: false };
+  // Every section of the brief at once, each of at most MAX_SECTION_ITEMS items.
+  if (tool === 'get_living_synthesis') return { defaultResults: SECTION_KINDS.length, maxResults: SECTION_KINDS.length, paged: false };
+  return { defaultResults: DEFAULT_KNOWLEDGE_LIMIT, maxResults: MAX_KNOWLEDGE_LIMIT, paged: true };
+}
 
 /** What get_intelligence_capabilities answers. */
 export const IntelligenceCapabilitiesSchema = z.object({
@@ -60,13 +71,7 @@ export function intelligenceCapabilities(
   return {
     mappingId,
     scopes: scopes.map((s) => ({ contextScopeId: s.id, name: s.name, pathPrefixes: s.pathPrefixes, tags: s.tags, audience: s.audience })),
-    reads: READS.map((tool) => ({
-      tool,
-      scopeBound: true,
-      defaultResults: tool === 'get_decision_evidence' || tool === 'get_relationship_explanation' ? 1 : DEFAULT_KNOWLEDGE_LIMIT,
-      maxResults: tool === 'get_decision_evidence' || tool === 'get_relationship_explanation' ? 1 : MAX_KNOWLEDGE_LIMIT,
-      paged: tool !== 'get_decision_evidence' && tool !== 'get_relationship_explanation',
-    })),
+    reads: READS.map((tool) => ({ tool, scopeBound: true, ...boundsOf(tool) })),
     semantic: {
       available: true,
       method: 'lexical',
