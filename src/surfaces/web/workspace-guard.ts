@@ -10,7 +10,7 @@ import { html, type SafeHtml, type SignedIn } from './layout.ts';
 import type { CurrentSession } from './session.ts';
 import { sessionPrincipal, workspaceCaller, type WorkspaceCall } from './workspace-calls.ts';
 import { scopesUrl } from './knowledge-urls.ts';
-import { eventsUrl, trashUrl, vaultUrl } from './workspace-urls.ts';
+import { eventsUrl, proposalsUrl, trashUrl, vaultUrl } from './workspace-urls.ts';
 
 /** What the workspace pages need. */
 export interface WorkspaceDependencies extends AccountPageDependencies {
@@ -68,7 +68,7 @@ export async function vaultOf(call: WorkspaceCall, mappingId: string): Promise<V
 }
 
 /** The navigation between a vault's views, the current one marked for assistive technology. */
-export function vaultNav(mappingId: string, current: 'notes' | 'events' | 'trash' | 'knowledge'): SafeHtml {
+export function vaultNav(mappingId: string, current: 'notes' | 'events' | 'trash' | 'knowledge' | 'proposals'): SafeHtml {
   const item = (key: typeof current, href: string, label: string) =>
     html`<li><a href="${href}"${key === current ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return html`<nav aria-label="Vault" class="tabs"><ul>
@@ -76,5 +76,6 @@ export function vaultNav(mappingId: string, current: 'notes' | 'events' | 'trash
     ${item('events', eventsUrl(mappingId), 'Events')}
     ${item('trash', trashUrl(mappingId), 'Trash')}
     ${item('knowledge', scopesUrl(mappingId), 'Knowledge')}
+    ${item('proposals', proposalsUrl(mappingId), 'Proposals')}
   </ul></nav>`;
 }

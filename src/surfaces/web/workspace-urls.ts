@@ -41,3 +41,13 @@ export function trashUrl(mappingId: string): string {
 export function notePrefix(mappingId: string): string {
   return `/workspace/vaults/${encodeURIComponent(mappingId)}/notes/`;
 }
+
+/** A vault's proposals: what agents proposed, for people to approve or reject. */
+export function proposalsUrl(mappingId: string): string {
+  return `/workspace/vaults/${encodeURIComponent(mappingId)}/proposals`;
+}
+
+/** One proposal: the `reviewUrl` the propose tools answer (proposal-operations.ts builds the same path). */
+export function proposalUrl(mappingId: string, proposalId: string): string {
+  return `${proposalsUrl(mappingId)}/${encodeURIComponent(proposalId)}`;
+}
