@@ -99,6 +99,40 @@ async function callsOn(engine: KgateEngine, scopeId: string): Promise<ToolCall[]
   return calls;
 }
 
+/** Steps of the published work session the trace benchmark reconstructs, and references per step. */
+const TRACE_STEPS = 50;
+const TRACE_REFERENCES = 10;
+
+/**
+ * The setup of the brief and trace reads: every section of the scope's brief built (as a person does on the page),
+ * and one work session published with TRACE_STEPS steps of TRACE_REFERENCES references each (notes at their
+ * revisions, decisions, a note at an old revision, a local run), so that get_execution_trace resolves 500 references
+ * a call.
+ */
+async function synthesisAndTraceCalls(engine: KgateEngine, services: ReturnType<typeof createServices>, scopeId: string): Promise<ToolCall[]> {
+  const person: Actor = { accountId: engine.actor.accountId, credentialKind: 'session' };
+  const authorized = await services.scopes.authorize(person, engine.mappingId, scopeId);
+  await services.synthesis.rebuild(person, authorized);
+  const notes = await engine.db.query<{ path: string; content_hash: string }>(`SELECT path, content_hash FROM notes ORDER BY path COLLATE "C" LIMIT ${TRACE_STEPS * 6}`);
+  const decisions = await engine.db.query<{ record_id: string }>(`SELECT record_id FROM knowledge_records WHERE kind = 'decision' ORDER BY record_id LIMIT ${TRACE_STEPS * 2}`);
+  const steps = Array.from({ length: TRACE_STEPS }, (_, s) => ({
+    summary: `Step ${s + 1}`,
+    references: Array.from({ length: TRACE_REFERENCES }, (_, r) => {
+      const note = notes[(s * TRACE_REFERENCES + r) % notes.length]!;
+      if (r === 7) return { kind: 'record' as const, recordId: decisions[(s * 2) % decisions.length]!.record_id };
+      if (r === 8) return { kind: 'note' as const, path: note.path, revision: 'sha256:an-older-revision' };
+      if (r === 9) return { kind: 'local' as const, label: 'Local run' };
+      return { kind: 'note' as const, path: note.path, revision: note.content_hash };
+    }),
+  }));
+  await engine.db.transaction((tx) => services.traces.publish(tx, person, authorized, { sessionId: 'bench-session', title: 'Benchmark session', steps }));
+  const base = { mappingId: engine.mappingId, contextScopeId: scopeId };
+  return [
+    { tool: 'get_living_synthesis', args: () => ({ ...base }) },
+    { tool: 'get_execution_trace', args: () => ({ ...base, sessionId: 'bench-session' }) },
+  ];
+}
+
 /** Times every call on one engine in rotating rounds; the first wrong answer becomes a failure. */
 async function measureEngine(engine: KgateEngine, failures: string[]): Promise<ToolLatency[]> {
   const services = createServices(engine.db);
@@ -110,10 +144,11 @@ async function measureEngine(engine: KgateEngine, failures: string[]): Promise<T
     noteChanges: 'agent',
   };
   const scope = await services.scopes.create(actor, engine.mappingId, { name: 'Whole vault', pathPrefixes: [], tags: [], audience: { minimumRole: 'viewer', agents: true } });
+  const briefAndTrace = await synthesisAndTraceCalls(engine, services, scope.id);
   // The steady state: planner statistics as the gateway's refresh (PGlite) or autovacuum (PostgreSQL) leave them
   // seconds after an import, not the empty ones of tables that have just been filled.
   await engine.db.query('ANALYZE');
-  const calls = await callsOn(engine, scope.id);
+  const calls = [...(await callsOn(engine, scope.id)), ...briefAndTrace];
   const samples = new Map(calls.map((c) => [c.tool, [] as number[]]));
   const items = new Map<string, number>();
   for (let round = 0; round < WARMUP_ROUNDS + MEASURED_ROUNDS; round++) {
