@@ -134,7 +134,6 @@ describe.skipIf(!available)('proposals reviewed in a real browser', () => {
     const waiting = page.locator('section', { has: page.getByRole('heading', { name: 'Waiting for a person' }) });
     expect(await waiting.locator('tbody tr').innerText()).toMatch(/Move the pilot to April[\s\S]*2 notes[\s\S]*connected application[\s\S]*waiting for a person/);
     await expectAccessible(page);
-    await screenshot(page, 'proposals');
 
     await openReview(proposed.reviewUrl as string);
     expect(await badge()).toBe('waiting for a person');
@@ -275,5 +274,16 @@ describe.skipIf(!available)('proposals reviewed in a real browser', () => {
     await press('Apply the approved changes');
     expect(await badge()).toBe('applied');
     expect(await contentOf(ROSTER)).toBe(content);
+
+    // The list: one waiting first, then applied, failed and undone ones under the decided ones, newest first.
+    await propose('Note who pays for the map tiles', [{ path: BUDGET, content: `${(await contentOf(BUDGET))!}Map tiles: paid by the district\n` }]);
+    await page.getByRole('link', { name: /^Proposals of / }).click();
+    await page.waitForURL((url) => url.pathname.endsWith('/proposals'));
+    const decided = page.locator('section', { has: page.getByRole('heading', { name: 'Decided, applied or expired' }) });
+    expect(await decided.locator('tbody tr .badge').allInnerTexts()).toEqual(['applied', 'applied', 'failed — nothing applied', 'undone']);
+    const waiting = page.locator('section', { has: page.getByRole('heading', { name: 'Waiting for a person' }) });
+    expect(await waiting.locator('tbody tr').allInnerTexts()).toEqual([expect.stringContaining('Note who pays for the map tiles')]);
+    await expectAccessible(page);
+    await screenshot(page, 'proposals');
   });
 });

@@ -128,8 +128,8 @@ async function proposalBody(deps: ProposalPageDependencies, request: WorkspaceRe
       ${p.decidedAt ? html`<dt>Decided</dt><dd>${showDate(new Date(p.decidedAt))}${p.decisionComment ? html`: “${p.decisionComment}”` : ''}</dd>` : ''}
       ${p.executedAt ? html`<dt>Applied</dt><dd>${showDate(new Date(p.executedAt))}</dd>` : ''}
       ${p.undoneAt ? html`<dt>Undone</dt><dd>${showDate(new Date(p.undoneAt))}</dd>` : ''}
-      <dt>Actions hash</dt><dd><code class="hash">${p.notesHash}</code></dd>
-      <dt>Previewed against</dt><dd><code class="hash">${p.againstHash}</code></dd>
+      <dt>Actions hash</dt><dd style="overflow-wrap: anywhere"><code class="hash">${p.notesHash}</code></dd>
+      <dt>Previewed against</dt><dd style="overflow-wrap: anywhere"><code class="hash">${p.againstHash}</code></dd>
     </dl>
     <h2>Why</h2>
     ${p.rationale === '' ? html`<p class="muted">The proposer gave no rationale.</p>` : html`<p class="rationale">${p.rationale}</p>`}
@@ -176,7 +176,7 @@ export function proposalPages(deps: ProposalPageDependencies): Hono<HttpEnv> {
         const page = pages[i]!;
         const next = page.nextCursor ? `${proposalsUrl(mappingId)}?${new URLSearchParams({ [s.cursor]: page.nextCursor }).toString()}` : undefined;
         return html`<section aria-labelledby="h-${s.cursor}"><h2 id="h-${s.cursor}">${s.heading}</h2>
-          ${proposalTable(mappingId, s.heading, page.proposals, ctx.names, s.none)}${morePage(page.truncated, next, 'proposals')}</section>`;
+          ${proposalTable(mappingId, 'Newest first', page.proposals, ctx.names, s.none)}${morePage(page.truncated, next, 'proposals')}</section>`;
       });
       return sendPage(c, {
         title: `Proposals of ${ctx.vault.name}`,

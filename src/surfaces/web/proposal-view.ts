@@ -126,7 +126,7 @@ function receiptOf(receipt: Record<string, unknown>): SafeHtml {
   const failure = receipt.failure as { code?: unknown; detail?: unknown } | undefined;
   if (failure && typeof failure === 'object') parts.push(html`<li>refused: <code>${text(failure.code)}</code> ${text(failure.detail)}</li>`);
   if (typeof receipt.expiredAt === 'string') parts.push(html`<li>expired at ${showDate(new Date(receipt.expiredAt))}</li>`);
-  return parts.length === 0 ? html`<span class="muted">–</span>` : html`<ul class="receipt" style="list-style: none; padding: 0; margin: 0">${parts}</ul>`;
+  return parts.length === 0 ? html`<span class="muted">–</span>` : html`<ul class="receipt" style="list-style: none; padding: 0; margin: 0; overflow-wrap: anywhere">${parts}</ul>`;
 }
 
 const STEP_WORDS: Readonly<Record<ProposalStep['step'], string>> = {
@@ -159,8 +159,7 @@ export function stepTable(steps: readonly ProposalStep[], names: MemberNames): S
 /** The notes a refused execution or undo names (the transaction's problems), each with why. */
 export function failureDetails(failure: NonNullable<Proposal['failure']>): SafeHtml {
   const problems = (failure.problems ?? []).filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null);
-  return html`<p><code>${failure.code}</code>: ${failure.detail}</p>
-    ${problems.length === 0
-      ? ''
-      : html`<ul>${problems.map((p) => html`<li><code>${text(p.path)}</code>: ${text(p.detail) || text(p.code)}</li>`)}</ul>`}`;
+  if (problems.length === 0) return html`<p style="overflow-wrap: anywhere"><code>${failure.code}</code>: ${failure.detail}</p>`;
+  return html`<p>Refused with <code>${failure.code}</code>. The notes that were not as previewed:</p>
+    <ul style="overflow-wrap: anywhere">${problems.map((p) => html`<li><code>${text(p.path)}</code>: ${text(p.detail) || text(p.code)}</li>`)}</ul>`;
 }
