@@ -233,9 +233,11 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
       'apply_note_deletions',
       'apply_note_writes',
       'get_note_content',
+      'get_watch_findings',
       'list_vaults',
       'preview_note_deletions',
       'preview_note_writes',
+      'query_saved_view',
       'search_notes',
     ]);
     const vaults = await webmcpTool('list_vaults', {});
@@ -340,7 +342,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
   it('unregisters the WebMCP tools when the page goes away', async () => {
     await page.goto(`${gateway.baseUrl}/workspace`);
     await expect.poll(() => page.evaluate('document.documentElement.dataset.webmcp')).toBe('ready');
-    expect(await page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(7);
+    expect(await page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(9);
     await page.evaluate(`window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }))`);
     await expect.poll(() => page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(0);
   });

@@ -13,6 +13,10 @@ import { WEBMCP_HEADER, WEBMCP_HEADER_VALUE } from './bridge.ts';
  *   deletions (to a local trash) with the same rules as hosted ones (a preview first; to apply, an idempotency key and the current hash of every
  *   existing note; a stale hash changes nothing; a replayed key answers as before), evaluated in the page.
  * - no vaultId: the currently selected local vault (`local:default` until another is selected).
+ * `query_saved_view` names a saved view as people named it and resolves the name (list_saved_knowledge_views) to
+ * the id and version it calls query_saved_knowledge_view with (spec 4.2 rule 4); `window.kgateAdapter.run` takes
+ * the operation names of earlier first-party pages and translates each to one of these tools, never to an
+ * operation selector (docs/views.md, "Saved views in the page").
  */
 const ADAPTER = `'use strict';
 (() => {
@@ -186,6 +190,34 @@ const ADAPTER = `'use strict';
     apply_note_deletions: (vault, args) => applyLocal(vault, args, 'delete'),
   };
 
+  // Saved views by name (spec 4.2 rule 4): the name resolves, through the hosted list of the scope's views, to the
+  // view's id and version, and the explicit hosted tool query_saved_knowledge_view runs with exactly those.
+  async function savedView(args) {
+    const target = route(args.vaultId);
+    if (target.kind !== 'hosted') fail('unavailable', 'Saved views are kept with hosted vaults: give vaultId hosted:<mappingId>.');
+    const name = typeof args.view === 'string' ? args.view.trim() : '';
+    if (name === '' || name.length > 100) fail('invalid_request', 'view is the name of a saved view of the scope (1 to 100 characters).');
+    if (typeof args.contextScopeId !== 'string') fail('invalid_request', 'contextScopeId is a context scope of the vault (get_intelligence_capabilities lists them).');
+    const scope = { mappingId: target.mappingId, contextScopeId: args.contextScopeId };
+    const { views } = await hosted('list_saved_knowledge_views', scope);
+    const view = views.find((v) => v.name.toLowerCase() === name.toLowerCase());
+    if (!view) fail('not_found', 'No saved view of that name in this scope.');
+    const version = args.version === undefined ? view.latestVersion : args.version;
+    const page = { ...(args.limit === undefined ? {} : { limit: args.limit }), ...(args.cursor === undefined ? {} : { cursor: args.cursor }) };
+    return hosted('query_saved_knowledge_view', { ...scope, viewId: view.id, version, ...page });
+  }
+
+  // Operation names of earlier first-party pages, each translated to one explicit tool of this adapter (and so to
+  // explicit hosted tools): never forwarded as an operation selector, and an unknown one is refused here.
+  const LEGACY_OPERATIONS = { 'knowledge.savedView': 'query_saved_view', savedView: 'query_saved_view', 'knowledge.watchFindings': 'get_watch_findings', listVaults: 'list_vaults', readNote: 'get_note_content', searchNotes: 'search_notes' };
+  window.kgateAdapter = Object.freeze({
+    run(operation, input) {
+      const tool = Object.prototype.hasOwnProperty.call(LEGACY_OPERATIONS, operation) ? LEGACY_OPERATIONS[operation] : undefined;
+      if (!tool) return Promise.resolve({ isError: true, content: [{ type: 'text', text: 'invalid_request: unknown operation' }], structuredContent: { code: 'invalid_request', message: 'Unknown operation: call one of the tools by name.' } });
+      return run(tool, input);
+    },
+  });
+
   const VAULT_ID = { type: 'string', description: 'local:<vault> (notes kept in this browser only) or hosted:<mappingId>, from list_vaults; omitted: the selected local vault' };
   const NOTES = { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' }, expectedHash: { type: 'string' } }, required: ['path', 'content'] } };
   const DELETIONS = { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, expectedHash: { type: 'string' } }, required: ['path'] } };
@@ -196,6 +228,8 @@ const ADAPTER = `'use strict';
     { name: 'preview_note_writes', description: 'Previews creating or replacing notes; changes nothing. Show the preview to the person before applying.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: NOTES }, required: ['notes'] }, annotations: { readOnlyHint: true } },
     { name: 'apply_note_writes', description: 'Applies the exact notes the person approved, with a new idempotencyKey and the expectedHash of every existing note.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: NOTES, idempotencyKey: { type: 'string' } }, required: ['notes', 'idempotencyKey'] }, annotations: { readOnlyHint: false, destructiveHint: true } },
     { name: 'preview_note_deletions', description: 'Previews deleting notes (they go to the trash); changes nothing. Show the preview to the person before applying.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: DELETIONS }, required: ['notes'] }, annotations: { readOnlyHint: true } },
+    { name: 'query_saved_view', description: 'Runs a saved knowledge view of a hosted vault’s context scope, named as people named it; answers the records with their evidence, and the view id, name and version used (the latest unless version pins one).', inputSchema: { type: 'object', properties: { vaultId: { type: 'string', description: 'hosted:<mappingId>, from list_vaults' }, contextScopeId: { type: 'string' }, view: { type: 'string', description: 'The saved view’s name' }, version: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: 200 }, cursor: { type: 'string' } }, required: ['vaultId', 'contextScopeId', 'view'] }, annotations: { readOnlyHint: true } },
+    { name: 'get_watch_findings', description: 'Reads the findings of the watches of a hosted vault’s context scope, with their review state (people review them on the workspace page).', inputSchema: { type: 'object', properties: { vaultId: { type: 'string', description: 'hosted:<mappingId>, from list_vaults' }, contextScopeId: { type: 'string' }, watchId: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 200 }, cursor: { type: 'string' } }, required: ['vaultId', 'contextScopeId'] }, annotations: { readOnlyHint: true } },
     { name: 'apply_note_deletions', description: 'Moves the exact notes the person approved to the trash, with a new idempotencyKey and the expectedHash of each.', inputSchema: { type: 'object', properties: { vaultId: VAULT_ID, notes: DELETIONS, idempotencyKey: { type: 'string' } }, required: ['notes', 'idempotencyKey'] }, annotations: { readOnlyHint: false, destructiveHint: true } },
   ];
 
@@ -203,7 +237,12 @@ const ADAPTER = `'use strict';
     try {
       const { vaultId, ...args } = input ?? {};
       if (name === 'list_vaults') return { structuredContent: await localTools.list_vaults() };
+      if (name === 'query_saved_view') {
+        const result = await savedView({ vaultId, ...args });
+        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+      }
       const target = route(vaultId);
+      if (target.kind === 'local' && !localTools[name]) fail('unavailable', name + ' reads hosted knowledge: give vaultId hosted:<mappingId>.');
       const result = target.kind === 'hosted' ? await hosted(name, { mappingId: target.mappingId, ...args }) : await localTools[name](target.vault, args);
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
