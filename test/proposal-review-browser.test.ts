@@ -184,6 +184,13 @@ describe.skipIf(!available)('proposals reviewed in a real browser', () => {
     ]);
     expect(mine.filter((e) => e.kind.startsWith('note.')).every((e) => e.idempotencyKey === `proposal:${id}`)).toBe(true);
     expect(mine.find((e) => e.kind === 'note.updated')).toMatchObject({ beforeRevision: hashOf(SEED[PLAN]!), afterRevision: hashOf(PLAN_NEW) });
+
+    // The vault's Events page names the proposal's steps and links each to the proposal.
+    await page.getByRole('navigation', { name: 'Vault' }).getByRole('link', { name: 'Events' }).click();
+    await page.waitForURL((url) => url.pathname.endsWith('/events'));
+    const rows = await page.locator('tbody tr', { has: page.getByRole('link', { name: 'Move the pilot to April and add a launch checklist' }) }).allInnerTexts();
+    expect(rows.map((r) => r.split('\t')[2])).toEqual(['applied a proposal', 'approved a proposal', 'proposed']);
+    await expectAccessible(page);
   });
 
   it('B: a note changed after the approval fails the apply with nothing applied; the page says which and why', async () => {

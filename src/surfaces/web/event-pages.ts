@@ -3,7 +3,7 @@ import type { HttpEnv } from '../http/context.ts';
 import { listEvents } from '../operations/event-operations.ts';
 import { html, sendPage, showDate, type SafeHtml } from './layout.ts';
 import { vaultNav, vaultOf, workspacePage, type VaultView, type WorkspaceDependencies } from './workspace-guard.ts';
-import { eventsUrl, noteUrl } from './workspace-urls.ts';
+import { eventsUrl, noteUrl, proposalUrl } from './workspace-urls.ts';
 
 /** Events per page. */
 const EVENTS_PAGE = 50;
@@ -28,6 +28,14 @@ const KIND_NAMES: Readonly<Record<string, string>> = {
   'note.deleted': 'moved to the trash',
   'note.restored': 'restored',
   'note.moved': 'moved',
+  'proposal.created': 'proposed',
+  'proposal.approved': 'approved a proposal',
+  'proposal.rejected': 'rejected a proposal',
+  'proposal.expired': 'proposal expired',
+  'proposal.executed': 'applied a proposal',
+  'proposal.failed': 'proposal failed to apply',
+  'proposal.undone': 'undid a proposal',
+  'proposal.undo-failed': 'undo of a proposal refused',
 };
 
 /** Who acted, as people read it: the kind of credential and the client it named. */
@@ -43,7 +51,10 @@ const shortRevision = (revision: string | null) => (revision ? revision.slice(7,
 
 function eventRow(vault: VaultView, event: EventView): SafeHtml {
   const newPath = typeof event.details.newPath === 'string' ? event.details.newPath : undefined;
-  const note = event.path === null ? '' : event.kind === 'note.deleted' ? html`<code>${event.path}</code>` : html`<a href="${noteUrl(vault.mappingId, newPath ?? event.path)}">${event.path}</a>`;
+  const proposalId = typeof event.details.proposalId === 'string' ? event.details.proposalId : undefined;
+  const title = typeof event.details.title === 'string' ? event.details.title : 'the proposal';
+  // A proposal's steps name no note: the row links to the proposal, where its notes and diffs are.
+  const note = proposalId && event.path === null ? html`<a href="${proposalUrl(vault.mappingId, proposalId)}">${title}</a>` : event.path === null ? '' : event.kind === 'note.deleted' ? html`<code>${event.path}</code>` : html`<a href="${noteUrl(vault.mappingId, newPath ?? event.path)}">${event.path}</a>`;
   return html`<tr>
     <td>${showDate(new Date(event.createdAt))}</td>
     <td>${CREDENTIAL_NAMES[event.credentialKind] ?? event.credentialKind}${event.client ? html`<br><span class="muted">${event.client}</span>` : ''}</td>
