@@ -52,7 +52,13 @@ describe('saved knowledge views, watches and findings over REST and MCP', () => 
       expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
       expect(tool!.inputSchema.required).toEqual(expect.arrayContaining(['mappingId', 'contextScopeId']));
     }
-    // No tool moves a finding's review state, and no tool takes an operation selector.
+    const capabilities = await call('get_intelligence_capabilities', { mappingId: mappingId() });
+    expect(rows(capabilities.data.reads).filter((r) => /saved|watch/.test(String(r.tool)))).toEqual([
+      { tool: 'list_saved_knowledge_views', scopeBound: true, defaultResults: 50, maxResults: 50, paged: false },
+      { tool: 'query_saved_knowledge_view', scopeBound: true, defaultResults: 50, maxResults: 200, paged: true },
+      { tool: 'get_watch_findings', scopeBound: true, defaultResults: 50, maxResults: 200, paged: true },
+    ]);
+        // No tool moves a finding's review state, and no tool takes an operation selector.
     expect(tools.map((t) => t.name).filter((n) => /(^|_)(acknowledge|dismiss|resolve|review|finding_state)/.test(n))).toEqual([]);
     expect(tools.filter((t) => Object.keys((t.inputSchema.properties ?? {}) as object).includes('operation')).map((t) => t.name)).toEqual([]);
   });

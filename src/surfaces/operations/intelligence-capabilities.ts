@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_KNOWLEDGE_LIMIT, MAX_KNOWLEDGE_LIMIT } from '../../domains/knowledge/index.ts';
 import { AudienceSchema, type ContextScope } from '../../domains/scopes/index.ts';
 import { SECTION_KINDS } from '../../domains/synthesis/index.ts';
+import { MAX_VIEWS_PER_SCOPE } from '../../domains/views/index.ts';
 
 /** The scope-bound read tools, each with its bounds. */
 const READS = [
@@ -14,6 +15,9 @@ const READS = [
   'find_related',
   'get_relationship_explanation',
   'get_contradictions',
+  'list_saved_knowledge_views',
+  'query_saved_knowledge_view',
+  'get_watch_findings',
   'get_living_synthesis',
   'get_execution_trace',
 ] as const;
@@ -22,6 +26,8 @@ const READS = [
 function boundsOf(tool: (typeof READS)[number]): { defaultResults: number; maxResults: number; paged: boolean } {
   if (tool === 'get_decision_evidence' || tool === 'get_relationship_explanation') return { defaultResults: 1, maxResults: 1, paged: false };
   // Every section of the brief at once, each of at most MAX_SECTION_ITEMS items.
+  // Every view of the scope at once (MAX_VIEWS_PER_SCOPE).
+  if (tool === 'list_saved_knowledge_views') return { defaultResults: MAX_VIEWS_PER_SCOPE, maxResults: MAX_VIEWS_PER_SCOPE, paged: false };
   if (tool === 'get_living_synthesis') return { defaultResults: SECTION_KINDS.length, maxResults: SECTION_KINDS.length, paged: false };
   return { defaultResults: DEFAULT_KNOWLEDGE_LIMIT, maxResults: MAX_KNOWLEDGE_LIMIT, paged: true };
 }
