@@ -118,7 +118,7 @@ describe('POST /api/dev/transactions: move-note', () => {
         afterRevision: hashOf(content),
         trashId: null,
         // The apply matched the preview above: its events name that preview's receipt (docs/proposals.md).
-        details: { previousPath: 'drafts/idea.md', previewReceipt: (previewed.body as { receipt: { id: string } }).receipt.id, previewedAt: expect.any(String) },
+        details: { previousPath: 'drafts/idea.md', previewReceipt: previewed.body.receipt!.id, previewedAt: expect.any(String) },
       }),
     ]);
   });
@@ -216,7 +216,7 @@ describe('POST /api/dev/transactions: move-note', () => {
       expect(await trashOf(api, mappingId)).toEqual([]);
 
       const events = (await allEvents(api, mappingId)).filter((e) => e.idempotencyKey === key);
-      const receipt = { previewReceipt: (previewed.body as { receipt: { id: string } }).receipt.id, previewedAt: expect.any(String) };
+      const receipt = { previewReceipt: previewed.body.receipt!.id, previewedAt: expect.any(String) };
       expect(events.map((e) => [e.kind, e.path, e.beforeRevision, e.afterRevision, e.details])).toEqual([
         ['note.moved', 'Archive/Roadmap 2024.md', hashOf(VAULT['Plans/Roadmap.md']), hashOf(AFTER['Archive/Roadmap 2024.md']), { previousPath: 'Plans/Roadmap.md', ...receipt }],
         ...(['Home/Index.md', 'Journal/2024-05-01.md', 'Plans/Backlog.md'] as const).map((path) => [

@@ -46,6 +46,10 @@ export interface TransactionBody {
   dryRun: boolean;
   applied: boolean;
   actions: ActionResult[];
+  /** Previews: the receipt recorded (docs/proposals.md). */
+  receipt?: { id: string; notesHash: string; againstHash: string };
+  /** Applies: the preview receipt matched, or null. */
+  previewReceipt?: { id: string; previewedAt: string } | null;
 }
 
 /** A provenance event, as GET /events answers it. */
