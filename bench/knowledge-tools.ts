@@ -125,11 +125,38 @@ async function synthesisAndTraceCalls(engine: KgateEngine, services: ReturnType<
       return { kind: 'note' as const, path: note.path, revision: note.content_hash };
     }),
   }));
-  await engine.db.transaction((tx) => services.traces.publish(tx, person, authorized, { sessionId: 'bench-session', title: 'Benchmark session', steps }));
+  await services.traces.publish(person, authorized, { sessionId: 'bench-session', title: 'Benchmark session', steps });
   const base = { mappingId: engine.mappingId, contextScopeId: scopeId };
   return [
     { tool: 'get_living_synthesis', args: () => ({ ...base }) },
     { tool: 'get_execution_trace', args: () => ({ ...base, sessionId: 'bench-session' }) },
+  ];
+}
+
+/** Open commitments the watched view's setup writes, each a finding of the watch. */
+const WATCHED_TASKS = 20;
+
+/**
+ * The setup of the saved-view and watch reads (docs/views.md): a view of the open commitments, decision candidates
+ * and questions of the whole vault by due date, a watch of a narrower view (a watch of the first would be over its
+ * limit on this vault and compare nothing), and one governed write that makes WATCHED_TASKS findings of it.
+ */
+async function viewAndWatchCalls(engine: KgateEngine, services: ReturnType<typeof createServices>, scopeId: string): Promise<ToolCall[]> {
+  const owner: Actor = { accountId: engine.actor.accountId, credentialKind: 'personal_access_token', client: 'kgate-bench' };
+  const authorized = await services.scopes.authorize(owner, engine.mappingId, scopeId);
+  const open = await services.views.create(owner, authorized, { name: 'Open work', definition: { kinds: ['commitment', 'decision', 'question'], sort: 'due' } });
+  const watched = await services.views.create(owner, authorized, { name: 'Bench follow-ups', definition: { kinds: ['commitment'], text: 'bench follow-up' } });
+  await services.views.createWatch(owner, authorized, { viewId: watched.view.id, version: null });
+  const tasks = Array.from({ length: WATCHED_TASKS }, (_, i) => `- [ ] Bench follow-up ${i + 1}`).join('\n');
+  const actions = [{ type: 'write-note' as const, path: 'Bench/Follow-ups.md', content: `# Follow-ups\n\n${tasks}\n` }];
+  await services.idempotency.run({ accountId: owner.accountId, key: `bench-watch-${Date.now()}`, operation: 'bench', input: actions }, (commit) =>
+    services.notes.runTransaction({ actor: owner, mappingId: engine.mappingId, dryRun: false, actions, capability: 'direct', commit }),
+  );
+  const base = { mappingId: engine.mappingId, contextScopeId: scopeId };
+  return [
+    { tool: 'list_saved_knowledge_views', args: () => ({ ...base }) },
+    { tool: 'query_saved_knowledge_view', args: () => ({ ...base, viewId: open.view.id }) },
+    { tool: 'get_watch_findings', args: () => ({ ...base }) },
   ];
 }
 
@@ -145,10 +172,11 @@ async function measureEngine(engine: KgateEngine, failures: string[]): Promise<T
   };
   const scope = await services.scopes.create(actor, engine.mappingId, { name: 'Whole vault', pathPrefixes: [], tags: [], audience: { minimumRole: 'viewer', agents: true } });
   const briefAndTrace = await synthesisAndTraceCalls(engine, services, scope.id);
+  const viewsAndWatches = await viewAndWatchCalls(engine, services, scope.id);
   // The steady state: planner statistics as the gateway's refresh (PGlite) or autovacuum (PostgreSQL) leave them
   // seconds after an import, not the empty ones of tables that have just been filled.
   await engine.db.query('ANALYZE');
-  const calls = [...(await callsOn(engine, scope.id)), ...briefAndTrace];
+  const calls = [...(await callsOn(engine, scope.id)), ...briefAndTrace, ...viewsAndWatches];
   const samples = new Map(calls.map((c) => [c.tool, [] as number[]]));
   const items = new Map<string, number>();
   for (let round = 0; round < WARMUP_ROUNDS + MEASURED_ROUNDS; round++) {

@@ -326,6 +326,17 @@ describe('the OpenAPI document of the Developer REST API', () => {
         createScope: { mappingId, name: 'New probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
         updateScope: { mappingId, scopeId: scope.id, name: 'Probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
         writeNote: { mappingId, path: 'probe/existing.md', content: '# Existing\n\nchanged\n', dryRun: true, expectedHash },
+        publishTraceSession: {
+          mappingId,
+          contextScopeId: scope.id,
+          sessionId: 'probe-session',
+          title: 'Probe session',
+          agent: 'probe',
+          startedAt: '2026-11-25T09:00:00Z',
+          endedAt: '2026-11-25T10:00:00Z',
+          steps: [{ summary: 'Read a note', at: '2026-11-25T09:30:00Z', references: [{ kind: 'note', path: 'probe/existing.md', revision: expectedHash }] }],
+          dryRun: true,
+        },
         proposeAction: {
           mappingId,
           contextScopeId: scope.id,

@@ -31,7 +31,7 @@ describe('living synthesis and execution traces', () => {
   const person = (): Actor => ({ accountId: suite.owner.accountId, credentialKind: 'session' });
   const sessions = async () => JSON.stringify(await suite.gateway.db.query('SELECT * FROM trace_sessions ORDER BY id'));
   const publish = (body: Record<string, unknown>, key: string | null = randomUUID(), client = api) =>
-    client.post('/traces/sessions', { json: { mappingId: mappingId(), contextScopeId: scopeId, ...body }, headers: key === null ? {} : { 'idempotency-key': key } });
+    client.post('/traces/sessions', { json: { mappingId: mappingId(), contextScopeId: scopeId, dryRun: false, ...body }, headers: key === null ? {} : { 'idempotency-key': key } });
   /** A refused publish: its problem, and no session stored. */
   async function refused(send: () => ReturnType<typeof publish>, status: number, code: string): Promise<Record<string, unknown>> {
     const before = await sessions();
@@ -94,10 +94,16 @@ describe('living synthesis and execution traces', () => {
 
   it('publishes once: a retry with the same key replays, the same key with another body or the same session id again is refused', async () => {
     const body = { sessionId: 'run-1', title: 'Planning run', agent: 'claude-code', steps: [step('Read the plan', [{ kind: 'note', path: 'Projects/Plan.md', revision: hashOf(NOTES['Projects/Plan.md']!) }])] };
+    // A preview (the default) makes every check and stores nothing.
+    const before = await sessions();
+    const preview = await api.post('/traces/sessions', { json: { mappingId: mappingId(), contextScopeId: scopeId, ...body } });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body).toMatchObject({ dryRun: true, applied: false, session: { sessionId: 'run-1', stepCount: 1, referenceCount: 1 } });
+    expect(await sessions()).toBe(before);
     const key = randomUUID();
     const first = await publish(body, key);
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ session: { sessionId: 'run-1', stepCount: 1, referenceCount: 1, publishedByYou: true, agent: 'claude-code' } });
+    expect(first.body).toMatchObject({ dryRun: false, applied: true, session: { sessionId: 'run-1', stepCount: 1, referenceCount: 1, publishedByYou: true, agent: 'claude-code' } });
     const stored = await sessions();
     const replay = await publish(body, key);
     expect([replay.status, replay.headers.get('idempotent-replayed')]).toEqual([200, 'true']);
@@ -105,6 +111,7 @@ describe('living synthesis and execution traces', () => {
     expect(await sessions()).toBe(stored);
     await refused(() => publish({ ...body, title: 'Another title' }, key), 422, 'idempotency_key_reused');
     await refused(() => publish(body), 409, 'conflict');
+    await refused(() => api.post('/traces/sessions', { json: { mappingId: mappingId(), contextScopeId: scopeId, ...body } }), 409, 'conflict');
   });
 
   it('reconstructs a session with every gap reason, never filling one in', async () => {

@@ -115,6 +115,7 @@ describe.skipIf(!available)('the brief and work session pages in a real browser'
       json: {
         mappingId,
         contextScopeId: scopeId,
+        dryRun: false,
         sessionId: 'pilot-prep-1',
         title: 'Pilot preparation',
         agent: 'planning agent',

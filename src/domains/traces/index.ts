@@ -17,4 +17,4 @@ export {
 } from './contract.ts';
 export type { GapReason, ReconstructedStep, ResolvedReference, TraceReferenceInput, TraceSessionInput, TraceSessionSummary, TraceStepInput } from './contract.ts';
 export { createTracesService } from './service.ts';
-export type { ReconstructedSession, TracesService } from './service.ts';
+export type { PublishOptions, ReconstructedSession, TracesService } from './service.ts';

@@ -34,13 +34,21 @@ export interface ReconstructedSession {
   nextCursor: string | null;
 }
 
+/** How a session is published: previewed (nothing written), or in the caller's open transaction when it gives one. */
+export interface PublishOptions {
+  dryRun?: boolean;
+  sql?: Sql;
+}
+
 /** Work sessions published by owners into a context scope, reconstructed under current authorization (docs/traces.md). */
 export interface TracesService {
   /**
    * Publishes a session into the scope (members whose role writes the vault), in the caller's open transaction (the
-   * idempotent commit of the request). A session is published once: its session id taken in the scope is `conflict`.
+   * idempotent commit of the request; else in one of its own). A session is published once: its session id taken in
+   * the scope is `conflict`. With `dryRun`, makes every check publishing makes and answers the session as it would be
+   * stored, writing nothing.
    */
-  publish(sql: Sql, actor: Actor, authorized: AuthorizedScope, input: TraceSessionInput): Promise<TraceSessionSummary>;
+  publish(actor: Actor, authorized: AuthorizedScope, input: TraceSessionInput, options?: PublishOptions): Promise<TraceSessionSummary>;
   /** The sessions of the scope, newest published first. */
   list(authorized: AuthorizedScope, page: PageRequest): Promise<KnowledgePage<TraceSessionSummary>>;
   /** One session of the scope, a page of its steps at a time; `not_found` for any session id the scope does not hold. */
@@ -76,36 +84,51 @@ function checkedSteps(input: TraceSessionInput): { steps: TraceStepInput[]; refe
 
 const dateOf = (value: string | undefined): Date | null => (value === undefined ? null : new Date(value));
 
+/** Publishes (or, with `dryRun`, checks and answers without writing) a session, in `sql`. */
+async function publishIn(sql: Sql, at: Date, actor: Actor, authorized: AuthorizedScope, input: TraceSessionInput, dryRun: boolean): Promise<TraceSessionSummary> {
+  if (!roleAllows(authorized.role, 'vault.write')) {
+    throw new KgateError('forbidden', 'Your role in this workspace does not allow publishing work sessions.', { permission: 'vault.write' });
+  }
+  const { steps, references } = checkedSteps(input);
+  const startedAt = dateOf(input.startedAt);
+  const endedAt = dateOf(input.endedAt);
+  if (startedAt && endedAt && endedAt < startedAt) throw invalid('endedAt is before startedAt.', { field: 'endedAt' });
+  const scopeId = authorized.scope.id;
+  // Sessions of one scope take turns here, so that two cannot both pass the count (a preview only reads).
+  if (!dryRun) await sql.query('SELECT id FROM context_scopes WHERE id = $1 FOR UPDATE', [scopeId]);
+  if ((await store.countSessions(sql, scopeId)) >= MAX_SESSIONS_PER_SCOPE) throw new KgateError('conflict', `A scope holds at most ${MAX_SESSIONS_PER_SCOPE} sessions.`);
+  const taken = () => new KgateError('conflict', 'This scope already holds a session with that session id; a session is published once.', { sessionId: input.sessionId });
+  const session: store.NewSession = {
+    id: newId(),
+    scopeId,
+    sessionId: input.sessionId,
+    title: input.title.trim(),
+    agent: input.agent?.trim() || null,
+    startedAt,
+    endedAt,
+    steps,
+    referenceCount: references,
+    publishedBy: actor.accountId,
+    publishedAt: at,
+  };
+  if (dryRun) {
+    if (await store.findSession(sql, scopeId, input.sessionId)) throw taken();
+    const { id, sessionId, title, agent, startedAt, endedAt, publishedBy, publishedAt } = session;
+    return { id, sessionId, title, agent, startedAt, endedAt, stepCount: steps.length, referenceCount: references, publishedBy, publishedAt };
+  }
+  const stored = await store.insertSession(sql, session);
+  if (!stored) throw taken();
+  return stored;
+}
+
 /** Builds the traces service. */
 export function createTracesService(db: Database, clock: Clock): TracesService {
   return {
-    async publish(sql, actor, authorized, input) {
-      if (!roleAllows(authorized.role, 'vault.write')) {
-        throw new KgateError('forbidden', 'Your role in this workspace does not allow publishing work sessions.', { permission: 'vault.write' });
-      }
-      const { steps, references } = checkedSteps(input);
-      const startedAt = dateOf(input.startedAt);
-      const endedAt = dateOf(input.endedAt);
-      if (startedAt && endedAt && endedAt < startedAt) throw invalid('endedAt is before startedAt.', { field: 'endedAt' });
-      const scopeId = authorized.scope.id;
-      // Sessions of one scope take turns here, so that two cannot both pass the count.
-      await sql.query('SELECT id FROM context_scopes WHERE id = $1 FOR UPDATE', [scopeId]);
-      if ((await store.countSessions(sql, scopeId)) >= MAX_SESSIONS_PER_SCOPE) throw new KgateError('conflict', `A scope holds at most ${MAX_SESSIONS_PER_SCOPE} sessions.`);
-      const stored = await store.insertSession(sql, {
-        id: newId(),
-        scopeId,
-        sessionId: input.sessionId,
-        title: input.title.trim(),
-        agent: input.agent?.trim() || null,
-        startedAt,
-        endedAt,
-        steps,
-        referenceCount: references,
-        publishedBy: actor.accountId,
-        publishedAt: clock.now(),
-      });
-      if (!stored) throw new KgateError('conflict', 'This scope already holds a session with that session id; a session is published once.', { sessionId: input.sessionId });
-      return stored;
+    publish(actor, authorized, input, options = {}) {
+      const at = clock.now();
+      if (options.dryRun) return publishIn(db, at, actor, authorized, input, true);
+      if (options.sql) return publishIn(options.sql, at, actor, authorized, input, false);
+      return db.transaction((tx) => publishIn(tx, at, actor, authorized, input, false));
     },
 
     async list(authorized, page) {

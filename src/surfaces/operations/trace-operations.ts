@@ -12,6 +12,7 @@ import {
 } from '../../domains/traces/index.ts';
 import type { CredentialKind } from '../../kernel/principal.ts';
 import { KgateError } from '../../kernel/errors.ts';
+import { DryRunSchema } from './fields.ts';
 import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation, type AnyOperation } from './operation.ts';
 import { SCOPE_BOUND_FIELDS, authorizedScope } from './scope-fields.ts';
 
@@ -67,14 +68,16 @@ export const publishTraceSession = defineOperation({
     'the revision of its note), action proposals (proposalId), and work done outside this service that was not ' +
     `published here (kind local). Bounded: 1 to ${MAX_TRACE_STEPS} steps, ${MAX_STEP_REFERENCES} references a step, ` +
     `${MAX_SESSION_REFERENCES} in all, ${MAX_SESSION_BYTES} bytes of steps. A session is published once (its session ` +
-    'id taken in the scope is 409 conflict); an Idempotency-Key header is required, and a retry with it replays the ' +
-    'answer. Members whose role writes the vault only. Readers see it through get_execution_trace, resolved under ' +
+    'id taken in the scope is 409 conflict). By default only previews (every check, nothing stored); publishing needs ' +
+    'dryRun false and an Idempotency-Key header, and a retry with it replays the answer. Members whose role writes the vault only. Readers see it through get_execution_trace, resolved under ' +
     'their authorization at the time they read.',
   tags: ['traces'],
   credentials: PUBLISH_CREDENTIALS,
   scope: 'mcp:write',
   allowance: 'operation',
-  idempotency: 'always',
+  idempotency: 'when-applying',
+  // Not a note change, but a body of up to 256 KiB to validate and normalize: such calls take turns on the request thread.
+  cost: 'heavy',
   input: z.strictObject({
     ...SCOPE_BOUND_FIELDS,
     sessionId: SessionIdSchema,
@@ -83,18 +86,26 @@ export const publishTraceSession = defineOperation({
     startedAt: z.iso.datetime({ offset: true }).optional(),
     endedAt: z.iso.datetime({ offset: true }).optional(),
     steps: z.array(TraceStepInputSchema).min(1).max(MAX_TRACE_STEPS),
+    dryRun: DryRunSchema,
   }),
-  output: z.object({ mappingId: z.uuid(), contextScopeId: z.uuid(), session: SessionOut }),
+  output: z.object({
+    dryRun: z.boolean().describe('True for a preview: nothing was stored'),
+    applied: z.boolean().describe('True when the session was published'),
+    mappingId: z.uuid(),
+    contextScopeId: z.uuid(),
+    session: SessionOut.describe('The session as published (a preview: as publishing now would store it)'),
+  }),
   errors: ['invalid_request', 'not_found', 'forbidden', 'conflict', 'device_encrypted', 'idempotency_key_required', 'idempotency_key_reused', 'idempotency_key_in_flight'],
   rest: [{ method: 'POST', path: '/traces/sessions' }],
   async run(ctx, input) {
-    if (!ctx.commit) throw new KgateError('idempotency_key_required', 'Publishing a session needs an Idempotency-Key header.');
-    // In the request's transaction: on the embedded engine a read beside an open transaction waits for it to end.
-    const authorized = await ctx.services.scopes.authorize(ctx.principal.actor, input.mappingId, input.contextScopeId, ctx.commit.sql);
+    const { mappingId, contextScopeId: _scope, dryRun, ...session } = input;
+    if (!dryRun && !ctx.commit) throw new KgateError('idempotency_key_required', 'Publishing a session needs an Idempotency-Key header.');
+    // Applying reads in the request's transaction: on the embedded engine a read beside an open transaction waits for it.
+    const sql = dryRun ? undefined : ctx.commit?.sql;
+    const authorized = await ctx.services.scopes.authorize(ctx.principal.actor, mappingId, input.contextScopeId, sql);
     if (authorized.mapping.deviceEncrypted) throw new KgateError('device_encrypted', 'Note bodies of this mapping are encrypted on the device; nothing is published into its scopes.');
-    const { mappingId, contextScopeId: _scope, ...session } = input;
-    const stored = await ctx.services.traces.publish(ctx.commit.sql, ctx.principal.actor, authorized, session);
-    return { mappingId, contextScopeId: authorized.scope.id, session: presentSession(stored, ctx.principal.actor.accountId) };
+    const stored = await ctx.services.traces.publish(ctx.principal.actor, authorized, session, dryRun ? { dryRun } : { sql: sql! });
+    return { dryRun, applied: !dryRun, mappingId, contextScopeId: authorized.scope.id, session: presentSession(stored, ctx.principal.actor.accountId) };
   },
 });
 
