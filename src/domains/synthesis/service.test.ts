@@ -119,6 +119,15 @@ describe('living synthesis', () => {
     expect(rebuilt!.build!.fingerprint).toBe(rebuilt!.currentFingerprint);
   });
 
+  it('builds a section once when two people build it at the same time', async () => {
+    const made = await services.scopes.create(person(), owner.mapping.id, { name: 'Plan only', pathPrefixes: ['Projects'], tags: ['none-yet'], audience: { minimumRole: 'viewer', agents: true } });
+    const fresh = await services.scopes.authorize(person(), owner.mapping.id, made.id);
+    await Promise.all([services.synthesis.rebuild(person(), fresh), services.synthesis.rebuild(person(), fresh)]);
+    const events = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM synthesis_section_events WHERE context_scope_id = $1', [made.id]);
+    expect(events[0]!.n).toBe(6);
+    expect((await services.synthesis.read(fresh)).every((s) => s.state === 'draft' && s.build?.number === 1)).toBe(true);
+  });
+
   it('refuses a rebuild to a member whose role does not write, with nothing changed', async () => {
     const snapshot = await rows();
     await expect(services.synthesis.rebuild(person(), { ...scope, role: 'viewer' })).rejects.toMatchObject({ code: 'forbidden' });

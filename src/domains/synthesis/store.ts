@@ -37,11 +37,15 @@ const rowOf = (r: RawRow): SectionRow => ({
   acceptedAt: r.accepted_at,
 });
 
-/** The stored sections of a scope, by kind; `forUpdate` locks them for a change. */
+/**
+ * The stored sections of a scope, by kind. `forUpdate` first locks the scope's row: changes of one scope's brief take
+ * turns, the first build of a section included (no section row to lock exists yet then).
+ */
 export async function loadSections(sql: Sql, scopeId: string, forUpdate = false): Promise<Map<SectionKind, SectionRow>> {
+  if (forUpdate) await sql.query('SELECT id FROM context_scopes WHERE id = $1 FOR UPDATE', [scopeId]);
   const rows = await sql.query<RawRow>(
     `SELECT section, build, fingerprint, body, built_by, built_at, accepted_by, accepted_at
-       FROM synthesis_sections WHERE context_scope_id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+       FROM synthesis_sections WHERE context_scope_id = $1`,
     [scopeId],
   );
   return new Map(rows.map((r) => [r.section, rowOf(r)]));
