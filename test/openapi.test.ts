@@ -322,7 +322,26 @@ describe('the OpenAPI document of the Developer REST API', () => {
         audience: { minimumRole: 'viewer', agents: true },
       });
       const audience = { minimumRole: 'editor', agents: false };
+      const view = await gateway.services.views.create(owner.actor, await gateway.services.scopes.authorize(owner.actor, mappingId, scope.id), {
+        name: 'Probe view',
+        definition: { kinds: ['commitment'] },
+      });
+      const viewDefinition = {
+        kinds: ['commitment', 'decision'],
+        statuses: ['open', 'candidate'],
+        text: 'probe',
+        owner: 'Ana',
+        dueAfter: '2026-01-01',
+        dueBefore: '2026-12-31',
+        entityType: 'project',
+        relationTypes: ['contradicts'],
+        sort: 'due',
+        limit: 20,
+      };
       examples = {
+        createSavedView: { mappingId, contextScopeId: scope.id, name: 'New probe view', definition: viewDefinition, dryRun: true },
+        reviseSavedView: { mappingId, contextScopeId: scope.id, viewId: view.view.id, name: 'Probe view, again', definition: viewDefinition, dryRun: true },
+        createWatch: { mappingId, contextScopeId: scope.id, viewId: view.view.id, version: 1, dryRun: true },
         createScope: { mappingId, name: 'New probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
         updateScope: { mappingId, scopeId: scope.id, name: 'Probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
         writeNote: { mappingId, path: 'probe/existing.md', content: '# Existing\n\nchanged\n', dryRun: true, expectedHash },

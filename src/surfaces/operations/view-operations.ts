@@ -32,7 +32,8 @@ const READ_ERRORS = ['invalid_request', 'not_found', 'device_encrypted'] as cons
 
 /** Scripts and the person's own session manage views and watches; a connected agent (OAuth) does not. */
 const MANAGE_CREDENTIALS: readonly CredentialKind[] = ['personal_access_token', 'session'];
-const CHANGE = { credentials: MANAGE_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', idempotency: 'when-applying', tags: ['knowledge'] } as const;
+// Heavy: applying may run views (a watch's baseline, the watches of a view's new version) on the request thread.
+const CHANGE = { credentials: MANAGE_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', idempotency: 'when-applying', tags: ['knowledge'], cost: 'heavy' } as const;
 const CHANGE_ERRORS: readonly ErrorCode[] = [
   'invalid_request',
   'not_found',
@@ -325,7 +326,7 @@ const createWatch = defineOperation({
   input: z.strictObject({
     ...SCOPE_BOUND_FIELDS,
     viewId: ViewIdSchema,
-    version: VersionSchema.nullable().default(null).describe('The version to run; null (default): the latest'),
+    version: VersionSchema.optional().describe('The version to run, pinned; omitted: the latest, whichever it is'),
     dryRun: DryRunSchema,
   }),
   output: z.object({ ...CHANGE_FLAGS, ...ScopeOut, watch: WatchOut }),
@@ -333,7 +334,7 @@ const createWatch = defineOperation({
   rest: [{ method: 'POST', path: '/knowledge/watches' }],
   async run(ctx, input) {
     const scope = await scopeOfChange(ctx, input);
-    const watch = presentWatch(await ctx.services.views.createWatch(ctx.principal.actor, scope, { viewId: input.viewId, version: input.version }, changeOptions(ctx, input.dryRun)));
+    const watch = presentWatch(await ctx.services.views.createWatch(ctx.principal.actor, scope, { viewId: input.viewId, version: input.version ?? null }, changeOptions(ctx, input.dryRun)));
     return { dryRun: input.dryRun, applied: !input.dryRun, ...ids(input, scope.scope.id), watch: input.dryRun ? { ...watch, id: null } : watch };
   },
 });
