@@ -18,7 +18,7 @@ import { httpDependenciesOf } from '../src/app/gateway.ts';
 import { createHttpApp } from '../src/surfaces/gateway/http-app.ts';
 import { OTHER_NOTE_DEPTHS } from '../src/surfaces/rest/dev-api.ts';
 import { DEVELOPER_ROUTES } from '../src/surfaces/rest/routes.ts';
-import { createOwner, type Owner } from './support/fixtures.ts';
+import { createOwner, snapshotTables, type Owner } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { restClient, snapshotOf, type RestClient } from './support/rest-client.ts';
 
@@ -484,7 +484,11 @@ describe('the OpenAPI document of the Developer REST API', () => {
 
     it('dropping a field: the document and the server agree on which fields are required', async () => {
       const ajv = jsonSchemaValidator();
-      const before = await snapshotOf(gateway);
+      // Every example but the proposals' previews: an accepted proposal body stores a proposal and its
+      // proposal.created event, as it should; notes, trash and every other event stay as they were.
+      const snapshot = () =>
+        snapshotTables({ query: (sql) => gateway.db.query(sql.replace('FROM provenance_events', "FROM provenance_events WHERE kind NOT LIKE 'proposal.%'")) });
+      const before = await snapshot();
       for (const { path, operationId, schema } of postOperations) {
         const validate = ajv.compile(schema);
         for (const field of Object.keys(schema.properties as Json)) {
@@ -500,7 +504,7 @@ describe('the OpenAPI document of the Developer REST API', () => {
           expect({ operationId, field, status: response.status }).toEqual({ operationId, field, status: documentedValid ? 200 : 400 });
         }
       }
-      expect(await snapshotOf(gateway)).toBe(before);
+      expect(await snapshot()).toBe(before);
     });
 
     it('a field of the wrong type is invalid by the document and rejected by the server with 400', async () => {

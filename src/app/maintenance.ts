@@ -25,6 +25,7 @@ export function startMaintenance(services: Services, logger: Logger, db?: Databa
       services.sessions.purgeExpired(),
       services.oauth.purgeExpired(),
       services.notes.purgePreviewReceipts(),
+      services.proposals.expireDue(),
     ]).catch((error: unknown) =>
       logger.warn({ err: error }, 'maintenance failed'),
     );

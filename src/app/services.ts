@@ -7,10 +7,13 @@ import { DEFAULT_NOTE_CACHE_BYTES, createNoteBodyCache, type NoteBodyCache, type
 import { createNotesService } from '../domains/notes/index.ts';
 import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, type OAuthService } from '../domains/oauth/index.ts';
 import { createOnboardingService, type OnboardingService } from '../domains/onboarding/index.ts';
+import { createProposalsService, type ProposalsService } from '../domains/proposals/index.ts';
 import { createProvenanceService, type ProvenanceService } from '../domains/provenance/index.ts';
 import { createSearchPageCache, createSearchService, type SearchIndexSnapshots, type SearchService } from '../domains/search/index.ts';
 import { createScopesService, type ScopesService } from '../domains/scopes/index.ts';
 import { createSessionsService, type SessionsService } from '../domains/sessions/index.ts';
+import { createSynthesisService, type SynthesisService } from '../domains/synthesis/index.ts';
+import { createTracesService, type TracesService } from '../domains/traces/index.ts';
 import {
   createCredentialCache,
   createTokensService,
@@ -19,6 +22,7 @@ import {
   type TokensService,
 } from '../domains/tokens/index.ts';
 import { createUsageService, type UsageService } from '../domains/usage/index.ts';
+import { createViewsService, type ViewsService } from '../domains/views/index.ts';
 import { createAuthorityCache, createVaultsService, type AuthorityCache, type VaultsService } from '../domains/vaults/index.ts';
 import { createMembershipService, createWorkspacesService, type MembershipService, type WorkspacesService } from '../domains/workspaces/index.ts';
 import { systemClock, type Clock } from '../kernel/clock.ts';
@@ -43,6 +47,14 @@ export interface Services {
   knowledge: KnowledgeService;
   /** Context scopes: the slices of mappings that knowledge reads go through. */
   scopes: ScopesService;
+  /** Agents' governed change proposals, approved by people on the workspace pages (docs/proposals.md). */
+  proposals: ProposalsService;
+  /** Saved knowledge views, their watches (run when a change touches their scope) and findings. */
+  views: ViewsService;
+  /** Living synthesis: each scope's brief, built from its knowledge records, accepted by people. */
+  synthesis: SynthesisService;
+  /** Execution traces: work sessions owners publish into scopes, reconstructed under current authorization. */
+  traces: TracesService;
   sessions: SessionsService;
   oauth: OAuthService;
   /**
@@ -93,10 +105,16 @@ export function createServices(
   const vaults = createVaultsService(db, workspaces, authorityCache);
   const idempotency = createIdempotencyService(db);
   const knowledge = createKnowledgeService(db, clock);
+  const views = createViewsService(db, clock);
   const notes = createNotesService(db, vaults, {
     bodies: noteBodies,
     onContentChanged: (vaultId) => authorityCache.forgetVault(vaultId),
-    observeChanges: (sql, vaultId, transitions) => knowledge.recordChanges(sql, vaultId, transitions),
+    // Watches run on the knowledge the change compiled, in its transaction: their findings commit with it or not at all.
+    observeChanges: async (sql, vaultId, transitions) => {
+      const changes = await knowledge.recordChanges(sql, vaultId, transitions);
+      await views.evaluate(sql, vaultId, transitions.map((t) => t.path));
+      return changes;
+    },
   });
   const tokens = createTokensService(db, clock, credentialCache);
   const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
@@ -109,6 +127,9 @@ export function createServices(
   });
   const graph = createGraphService(db, vaults);
   const scopes = createScopesService(db, clock, vaults, workspaces);
+  const proposals = createProposalsService({ db, clock, notes, vaults, scopes });
+  const synthesis = createSynthesisService(db, clock, knowledge);
+  const traces = createTracesService(db, clock);
   const sessions = createSessionsService(db, clock, accounts);
   const oauth = createOAuthService(db, clock, {
     issuer: options.publicBase,
@@ -139,6 +160,10 @@ export function createServices(
     graph,
     knowledge,
     scopes,
+    proposals,
+    views,
+    synthesis,
+    traces,
     sessions,
     oauth,
     credentialCaches,

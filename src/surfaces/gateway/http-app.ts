@@ -92,7 +92,8 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
   app.route('/api/account', accountRoutes(pipeline));
   app.route('/api/dev', developerApi({ pipeline, operations: deps.operations ?? OPERATIONS, baseUrl: deps.baseUrl, version: deps.version }));
   app.route('/', oauthRoutes(deps.oauth, { trustedProxies: deps.trustedProxies }));
-  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline, scopes: deps.services.scopes, knowledge: deps.services.knowledge }));
+  const { scopes, knowledge, proposals, views, synthesis, traces } = deps.services;
+  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline, scopes, knowledge, proposals, views, synthesis, traces }));
   app.route('/', sessionTransactions({ pipeline, baseUrl: () => deps.baseUrl }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));

@@ -5,11 +5,15 @@ import type { GraphService } from '../../domains/graph/index.ts';
 import type { IdempotentCommit, SharedWork } from '../../domains/idempotency/index.ts';
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { NotesService } from '../../domains/notes/index.ts';
+import type { ProposalsService } from '../../domains/proposals/index.ts';
 import type { ProvenanceService } from '../../domains/provenance/index.ts';
 import type { ScopesService } from '../../domains/scopes/index.ts';
 import type { SearchService } from '../../domains/search/index.ts';
+import type { SynthesisService } from '../../domains/synthesis/index.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
+import type { TracesService } from '../../domains/traces/index.ts';
 import type { NoteChangeCapability, VaultsService } from '../../domains/vaults/index.ts';
+import type { ViewsService } from '../../domains/views/index.ts';
 
 /** The domain services operations call. */
 export interface OperationServices {
@@ -20,6 +24,14 @@ export interface OperationServices {
   vaults: VaultsService;
   knowledge: KnowledgeService;
   scopes: ScopesService;
+  /** Saved knowledge views, watches and findings (query_saved_knowledge_view, get_watch_findings). */
+  views: ViewsService;
+  /** Agents' change proposals (propose_knowledge_change, propose_action). */
+  proposals: ProposalsService;
+  /** Each scope's living brief (get_living_synthesis). */
+  synthesis: SynthesisService;
+  /** Published work sessions (get_execution_trace). */
+  traces: TracesService;
   /** Where the workspace is: the public base URL that deep links (`open_app_view`) are made from. */
   links: { baseUrl: string };
 }

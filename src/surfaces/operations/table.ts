@@ -7,16 +7,21 @@ import { KNOWLEDGE_READ_OPERATIONS } from './knowledge-read-operations.ts';
 import { getNoteContent, listNotes, listTrash, readNote } from './note-read-operations.ts';
 import { deleteNote, runNoteTransaction, writeNote } from './note-write-operations.ts';
 import type { AnyOperation } from './operation.ts';
+import { PROPOSAL_OPERATIONS } from './proposal-operations.ts';
 import { RELATION_OPERATIONS } from './relation-operations.ts';
 import { SCOPE_OPERATIONS } from './scope-operations.ts';
 import { searchNotes } from './search-operations.ts';
+import { SYNTHESIS_OPERATIONS } from './synthesis-operations.ts';
+import { TRACE_OPERATIONS } from './trace-operations.ts';
 import { listMappings } from './vault-operations.ts';
+import { VIEW_OPERATIONS } from './view-operations.ts';
 
 /**
  * The operation table: every operation kgate serves, once. The Developer REST API (its routes and OpenAPI document)
  * and the MCP gateway (`tools/list` and `tools/call`) are derived from it, in this order: discovery first, then
  * a link to the workspace, finding, reading and following links, the provenance feed, changing notes, knowledge from
- * vault files, the scope-bound knowledge reads, and the management of context scopes.
+ * vault files, the scope-bound knowledge reads (records, relations, saved views and findings, the living brief,
+ * execution traces), proposals, and the management of context scopes.
  */
 export const OPERATIONS: readonly AnyOperation[] = [
   listMappings,
@@ -40,5 +45,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   getVaultSchema,
   ...KNOWLEDGE_READ_OPERATIONS,
   ...RELATION_OPERATIONS,
+  ...VIEW_OPERATIONS,
+  ...SYNTHESIS_OPERATIONS,
+  ...TRACE_OPERATIONS,
+  ...PROPOSAL_OPERATIONS,
   ...SCOPE_OPERATIONS,
 ];

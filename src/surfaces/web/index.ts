@@ -2,10 +2,14 @@ import { Hono } from 'hono';
 import type { AccountsService } from '../../domains/accounts/index.ts';
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { OAuthService } from '../../domains/oauth/index.ts';
+import type { ProposalsService } from '../../domains/proposals/index.ts';
 import type { ScopesService } from '../../domains/scopes/index.ts';
 import type { SessionsService } from '../../domains/sessions/index.ts';
+import type { SynthesisService } from '../../domains/synthesis/index.ts';
 import type { TokensService } from '../../domains/tokens/index.ts';
+import type { TracesService } from '../../domains/traces/index.ts';
 import type { VaultsService } from '../../domains/vaults/index.ts';
+import type { ViewsService } from '../../domains/views/index.ts';
 import type { MembershipService, WorkspacesService } from '../../domains/workspaces/index.ts';
 import type { HttpEnv } from '../http/context.ts';
 import type { Mailer } from '../../net/mail.ts';
@@ -14,15 +18,20 @@ import { accountPages } from './account-pages.ts';
 import { consentPages } from './consent-pages.ts';
 import { decisionPages } from './decision-pages.ts';
 import { entityPages } from './entity-pages.ts';
+import { findingPages } from './finding-pages.ts';
 import { knowledgePages } from './knowledge-pages.ts';
 import { scopePages } from './scope-pages.ts';
 import { signInPages } from './signin-pages.ts';
+import { synthesisPages } from './synthesis-pages.ts';
 import { tokenPages } from './token-pages.ts';
+import { tracePages } from './trace-pages.ts';
 import { eventPages } from './event-pages.ts';
 import { notePages } from './note-pages.ts';
+import { proposalPages } from './proposal-pages.ts';
 import { teamPages } from './team-pages.ts';
 import { trashPages } from './trash-pages.ts';
 import { vaultPages } from './vault-pages.ts';
+import { viewPages } from './view-pages.ts';
 import { workspacePages } from './workspace-pages.ts';
 import { serveScripts } from '../http/static-script.ts';
 import { WEBMCP_ADAPTER, webmcpPolyfill } from '../webmcp/adapter-script.ts';
@@ -49,6 +58,14 @@ export interface WebDependencies {
   scopes: ScopesService;
   /** A scope's knowledge, shown on the knowledge pages, where people review decisions. */
   knowledge: KnowledgeService;
+  /** Agents' proposals, which people approve, reject, apply and undo on the proposal pages. */
+  proposals: ProposalsService;
+  /** Saved views, watches and findings of a scope, where people review findings. */
+  views: ViewsService;
+  /** Each scope's living brief, which people build and accept on its page. */
+  synthesis: SynthesisService;
+  /** Work sessions published into scopes, shown reconstructed with their gaps. */
+  traces: TracesService;
 }
 
 /**
@@ -70,10 +87,15 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', notePages(deps));
   app.route('/', eventPages(deps));
   app.route('/', trashPages(deps));
+  app.route('/', proposalPages(deps));
   app.route('/', teamPages(deps));
   app.route('/', scopePages(deps));
   app.route('/', decisionPages(deps));
   app.route('/', knowledgePages(deps));
   app.route('/', entityPages(deps));
+  app.route('/', viewPages(deps));
+  app.route('/', findingPages(deps));
+  app.route('/', synthesisPages(deps));
+  app.route('/', tracePages(deps));
   return app;
 }

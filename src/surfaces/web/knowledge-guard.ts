@@ -36,6 +36,10 @@ const VIEWS: ReadonlyArray<[KnowledgeView, string]> = [
   ['commitments', 'Commitments'],
   ['questions', 'Open questions'],
   ['entities', 'Entities over time'],
+  ['views', 'Saved views'],
+  ['findings', 'Findings'],
+  ['synthesis', 'Brief'],
+  ['traces', 'Work sessions'],
 ];
 
 /** The header of a scope's pages: the vault's navigation, the way back to its scopes, and the scope's views. */

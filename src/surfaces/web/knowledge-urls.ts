@@ -5,7 +5,7 @@
 import { noteUrl } from './workspace-urls.ts';
 
 /** The views of a scope's knowledge. */
-export type KnowledgeView = 'decisions' | 'commitments' | 'questions' | 'entities';
+export type KnowledgeView = 'decisions' | 'commitments' | 'questions' | 'entities' | 'views' | 'findings' | 'synthesis' | 'traces';
 
 const vaultBase = (mappingId: string) => `/workspace/vaults/${encodeURIComponent(mappingId)}`;
 
