@@ -27,6 +27,7 @@ describe('open_app_view', () => {
       vault: `/workspace/vaults/${mappingId}`,
       events: `/workspace/vaults/${mappingId}/events`,
       trash: `/workspace/vaults/${mappingId}/trash`,
+      proposals: `/workspace/vaults/${mappingId}/proposals`,
     };
     for (const [view, path] of Object.entries(expected)) {
       const result = await call('open_app_view', { view, ...(view === 'vaults' ? {} : { mappingId }) });

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { KgateError } from '../../kernel/errors.ts';
-import { WORKSPACE_HOME, eventsUrl, noteUrl, searchUrl, trashUrl, vaultUrl } from '../web/workspace-urls.ts';
+import { WORKSPACE_HOME, eventsUrl, noteUrl, proposalsUrl, searchUrl, trashUrl, vaultUrl } from '../web/workspace-urls.ts';
 import { NotePathSchema } from './fields.ts';
 import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
 
 /** The workspace views a deep link can open (docs/workspace.md). */
-export const APP_VIEWS = ['vaults', 'vault', 'note', 'search', 'events', 'trash'] as const;
+export const APP_VIEWS = ['vaults', 'vault', 'note', 'search', 'events', 'trash', 'proposals'] as const;
 
 const OpenAppViewInput = z.strictObject({
-  view: z.enum(APP_VIEWS).describe('vaults: every vault; vault: its notes; note: one note; search: a search; events: provenance events; trash: deleted notes'),
+  view: z.enum(APP_VIEWS).describe('vaults: every vault; vault: its notes; note: one note; search: a search; events: provenance events; trash: deleted notes; proposals: what agents proposed, for a person to review'),
   mappingId: z.uuid().optional().describe('The vault, for every view but vaults'),
   path: NotePathSchema.optional().describe('The note, for the note view'),
   query: z.string().trim().min(1).max(500).optional().describe('The search, for the search view'),
@@ -34,7 +34,7 @@ export const openAppView = defineOperation({
   summary: 'Link to a workspace view',
   description:
     'Returns a link to a view of the kgate workspace, where a person reads notes, reviews what agents changed and ' +
-    'restores from the trash: the vault list, a vault, a note, a search, the events or the trash of a vault.',
+    'restores from the trash: the vault list, a vault, a note, a search, the events, the trash or the proposals of a vault.',
   tags: ['workspace'],
   credentials: ACCOUNT_CREDENTIALS,
   scope: 'mcp:read',
@@ -64,6 +64,7 @@ export const openAppView = defineOperation({
       } else if (input.view === 'search') address = searchUrl(mappingId, query!);
       else if (input.view === 'events') address = eventsUrl(mappingId);
       else if (input.view === 'trash') address = trashUrl(mappingId);
+      else if (input.view === 'proposals') address = proposalsUrl(mappingId);
       else address = vaultUrl(mappingId);
     }
     return { url: new URL(address, ctx.services.links.baseUrl).toString(), view: input.view };
