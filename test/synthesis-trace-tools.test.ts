@@ -122,7 +122,11 @@ describe('living synthesis and execution traces', () => {
     const gone = records.find((r) => r.evidence.path === 'Projects/Gone.md')!;
     const ship = records.find((r) => r.evidence.path === 'Projects/Plan.md')!;
     const secret = (await db.query<{ record_id: string }>(`SELECT record_id FROM knowledge_records WHERE path = 'Private/Secret.md'`))[0]!.record_id;
-    const proposalId = randomUUID();
+    // Proposals: one in the scope's folder, one outside it, and an id that names none.
+    const proposing = (path: string) =>
+      services.proposals.propose({ actor: suite.owner.actor, capability: 'direct', mappingId: mappingId(), kind: 'action', title: `Write ${path}`, writes: [{ path, content: '# proposed\n' }], deletions: [] });
+    const proposalId = (await proposing('Projects/Proposed.md')).proposal.id;
+    const outsideProposalId = (await proposing('Private/Proposed.md')).proposal.id;
     const published = await publish({
       sessionId: 'run-2',
       title: 'Follow-ups',
@@ -141,7 +145,12 @@ describe('living synthesis and execution traces', () => {
           { kind: 'record', recordId: secret },
           { kind: 'record', recordId: 'guessed' },
         ]),
-        step('Proposed and ran locally', [{ kind: 'proposal', proposalId }, { kind: 'local', label: 'Local test run on the laptop' }]),
+        step('Proposed and ran locally', [
+          { kind: 'proposal', proposalId },
+          { kind: 'proposal', proposalId: outsideProposalId },
+          { kind: 'proposal', proposalId: randomUUID() },
+          { kind: 'local', label: 'Local test run on the laptop' },
+        ]),
       ],
     });
     expect(published.status, published.text).toBe(200);
@@ -175,11 +184,15 @@ describe('living synthesis and execution traces', () => {
     expect(trace.data.steps[1].references[1]).toMatchObject({ path: 'Projects/Plan.md', recordKind: 'commitment', currentRevision: plan });
     expect(trace.data.steps[1].references[3]).toMatchObject({ path: null, recordKind: null, currentRevision: null });
     expect(outcome(2)).toEqual([
-      ['unresolved', null],
+      ['resolved', null],
+      ['gap', 'outside_scope'],
+      ['gap', 'not_found'],
       ['gap', 'unpublished'],
     ]);
-    expect(trace.data.steps[2].references[0]).toMatchObject({ proposalId });
-    expect(trace.data).toMatchObject({ gaps: { not_found: 5, outside_scope: 1, stale: 2, unpublished: 1 }, unresolved: 1, complete: false, truncated: false });
+    expect(trace.data.steps[2].references[0]).toMatchObject({ proposalId, proposalState: 'proposed', label: 'Write Projects/Proposed.md' });
+    // A proposal outside the scope is named as published: neither its title nor its state is told.
+    expect(trace.data.steps[2].references[1]).toMatchObject({ proposalId: outsideProposalId, proposalState: null, label: null });
+    expect(trace.data).toMatchObject({ gaps: { not_found: 6, outside_scope: 2, stale: 2, unpublished: 1 }, unresolved: 0, complete: false, truncated: false });
 
     // A session belongs to the scope it was published into: through another scope of the same mapping it is not_found.
     const wide = await suite.call('get_execution_trace', { mappingId: mappingId(), contextScopeId: otherScopeId, sessionId: 'run-2' });

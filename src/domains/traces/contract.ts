@@ -91,7 +91,7 @@ export const ResolvedReferenceSchema = z.object({
   kind: z.enum(['note', 'record', 'proposal', 'local']),
   status: z
     .enum(['resolved', 'gap', 'unresolved'])
-    .describe('resolved: found in your scope now as the step saw it; gap: see reason; unresolved: this server cannot check it (proposals)'),
+    .describe('resolved: found in your scope now as the step saw it; gap: see reason; unresolved: a reference of a kind this server cannot check (none today)'),
   reason: z.enum(GAP_REASONS).nullable().describe('For a gap: not_found, outside_scope, stale or unpublished'),
   path: z.string().nullable().describe('note: the path as published; record: its note now (only when resolved or stale)'),
   revision: z.string().nullable().describe('The revision the step saw, as published'),
@@ -99,7 +99,8 @@ export const ResolvedReferenceSchema = z.object({
   recordId: z.string().nullable(),
   recordKind: z.string().nullable().describe('record: its kind now (only when resolved or stale)'),
   proposalId: z.string().nullable(),
-  label: z.string().nullable().describe('local: what the owner said was done outside this service'),
+  proposalState: z.string().nullable().describe('proposal: its state now (proposed, approved, executed, ...), when resolved'),
+  label: z.string().nullable().describe('local: what the owner said was done outside this service; proposal: its title, when resolved'),
 });
 /** See ResolvedReferenceSchema. */
 export type ResolvedReference = z.infer<typeof ResolvedReferenceSchema>;

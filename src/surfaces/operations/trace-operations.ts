@@ -147,8 +147,8 @@ export const getExecutionTrace = defineOperation({
     'now under your authorization. A reference that does not resolve is a gap with its reason, never filled in: ' +
     'not_found (no such note or record in your scope now), outside_scope (a note path outside the scope\'s folders), ' +
     'stale (the note or record is at another revision than the step saw), unpublished (work done outside this ' +
-    'service whose records were not published here, such as a local agent run). Proposal references are reported as ' +
-    'published, `unresolved`. A session id the scope does not hold, or a scope you may not use, is not_found. ' +
+    'service whose records were not published here, such as a local agent run). A proposal resolves with its state ' +
+    'now when every note it touches is in your scope; otherwise it is outside_scope or not_found. A session id the scope does not hold, or a scope you may not use, is not_found. ' +
     `${COMPLETENESS} \`truncated: true\` means more steps follow after nextCursor.`,
   tags: ['traces'],
   credentials: ACCOUNT_CREDENTIALS,

@@ -6,7 +6,7 @@ import { knowledgeUrl } from './knowledge-urls.ts';
 import { CURSOR_PARAM, cursorOf, morePage } from './knowledge-view.ts';
 import { html, sendPage, showDate, type SafeHtml } from './layout.ts';
 import { workspacePage } from './workspace-guard.ts';
-import { noteUrl } from './workspace-urls.ts';
+import { noteUrl, proposalUrl } from './workspace-urls.ts';
 
 /** What the work session pages need beyond the knowledge pages'. */
 export interface TracePageDependencies extends KnowledgePageDependencies {
@@ -34,7 +34,7 @@ function referenceItem(scope: ScopeRequest, r: ResolvedReference): SafeHtml {
     r.status === 'resolved'
       ? html`<strong class="badge confirmed">resolved</strong>`
       : r.status === 'unresolved'
-        ? html`<strong class="badge">unresolved: proposals are not checked here</strong>`
+        ? html`<strong class="badge">unresolved: not checked here</strong>`
         : html`<strong class="badge candidate">${GAP_WORDS[r.reason ?? 'not_found']}</strong>`;
   // Only what the reader may open now is linked: a gap names what was published and nothing more.
   const readable = r.status === 'resolved' || r.reason === 'stale';
@@ -44,7 +44,9 @@ function referenceItem(scope: ScopeRequest, r: ResolvedReference): SafeHtml {
     case 'record':
       return html`<li>Record <code>${r.recordId ?? ''}</code>${readable && r.path ? html` (${r.recordKind} in <a href="${noteUrl(scope.vault.mappingId, r.path)}">${r.path}</a>)` : ''} ${state}</li>`;
     case 'proposal':
-      return html`<li>Proposal <code>${r.proposalId ?? ''}</code> ${state}</li>`;
+      return r.status === 'resolved' && r.proposalId
+        ? html`<li>Proposal <a href="${proposalUrl(scope.vault.mappingId, r.proposalId)}">${r.label ?? r.proposalId}</a> (${r.proposalState}) ${state}</li>`
+        : html`<li>Proposal <code>${r.proposalId ?? ''}</code> ${state}</li>`;
     case 'local':
       return html`<li>${r.label ?? 'Work elsewhere'} ${state}</li>`;
   }
