@@ -131,6 +131,14 @@ async function measureEngine(engine: KgateEngine): Promise<Row[]> {
   return rows;
 }
 
+/** What the figures say, printed under them. */
+const READING =
+  "Reading: a proposal costs its preview (the baseline) plus one transaction that takes the vault's row lock " +
+  "(it orders the vault's events and keeps the duplicate check and the pending count exact) and stores the " +
+  "proposal with its diff, its first step and its event. The lock makes concurrent proposals of one vault " +
+  "take turns, so 8 callers gain little over one; executing an approved proposal costs about what " +
+  "apply_note_writes of the same change costs, plus the proposal's step and event.";
+
 async function run(options: BenchmarkOptions): Promise<BenchmarkReport> {
   const root = await mkdtemp(join(tmpdir(), 'kgate-bench-proposals-'));
   const failures: string[] = [];
@@ -180,6 +188,8 @@ async function run(options: BenchmarkOptions): Promise<BenchmarkReport> {
       `${count(CONCURRENT)} calls by ${CONCURRENCY} callers at once, after ${WARMUP} warm-up calls of each; "per second" is calls completed ` +
       `per second of the row. Executions: ${EXECUTIONS} proposals approved beforehand, executed one after another by a person's session, ` +
       'beside apply_note_writes of the same change under a fresh idempotency key.',
+    '',
+    READING,
   );
   return { table, details, failures };
 }
