@@ -9,19 +9,15 @@
  * benchmark. Calls go in rounds, each round calling every tool once in a rotating order, after warm-up rounds.
  * The scope is the whole vault, so each read works on every note.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServices } from '../src/app/services.ts';
 import type { Actor } from '../src/kernel/principal.ts';
 import type { AnyOperation, OperationContext } from '../src/surfaces/operations/operation.ts';
 import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count, fixed } from './support/format.ts';
-import { benchServerUrl } from './support/scratch-postgres.ts';
 import { percentile } from './support/stats.ts';
-import { openPgliteEngine, openPostgresEngine, type KgateEngine } from './search/kgate-engine.ts';
-import { writeSyntheticVault } from './vault-generator.ts';
+import type { KgateEngine } from './search/kgate-engine.ts';
+import { onBothEngines } from './support/both-engines.ts';
 
 /** Milliseconds with two decimals. */
 const ms = (value: number): string => `${fixed(value, 2)} ms`;
@@ -207,36 +203,11 @@ async function recordCounts(engine: KgateEngine): Promise<string> {
 }
 
 async function run(options: BenchmarkOptions): Promise<BenchmarkReport> {
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-knowledge-'));
-  const failures: string[] = [];
-  const details: string[] = [];
-  const results: Array<{ engine: string; latencies: ToolLatency[] }> = [];
-  try {
-    const vault = join(root, 'vault');
-    process.stderr.write(`knowledge tools: writing ${count(options.notes)} notes\n`);
-    await writeSyntheticVault(vault, { notes: options.notes, seed: options.seed });
-    const engines: Array<() => Promise<KgateEngine | { skipped: string }>> = [
-      () => openPgliteEngine(root, vault, options.notes),
-      () => openPostgresEngine(benchServerUrl(), vault, options.notes),
-    ];
-    for (const open of engines) {
-      const engine = await open();
-      if ('skipped' in engine) {
-        details.push(`PostgreSQL skipped: ${engine.skipped}`);
-        continue;
-      }
-      try {
-        failures.push(...engine.failures);
-        process.stderr.write(`knowledge tools: measuring on ${engine.name}\n`);
-        details.push(`- ${engine.name} ${engine.version}: ${await recordCounts(engine)}; import with compilation ${ms(engine.importMs)}.`);
-        results.push({ engine: engine.name, latencies: await measureEngine(engine, failures) });
-      } finally {
-        await engine.close();
-      }
-    }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const { results: measured, details, failures } = await onBothEngines('knowledge tools', options, async (engine, report) => {
+    report.details.push(`- ${engine.name} ${engine.version}: ${await recordCounts(engine)}; import with compilation ${ms(engine.importMs)}.`);
+    return measureEngine(engine, report.failures);
+  });
+  const results = measured.map((r) => ({ engine: r.engine, latencies: r.value }));
   const tools = results[0]?.latencies.map((l) => l.tool) ?? [];
   const table = [
     `| Tool (${count(options.notes)} notes, whole-vault scope) | ${results.map((r) => `${r.engine} p50 | ${r.engine} p95 | items`).join(' | ')} |`,

@@ -13,19 +13,15 @@
  * diffs a real note. Sequential calls give latency; 8 callers at once give throughput.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createServices, type Services } from '../src/app/services.ts';
 import type { Actor } from '../src/kernel/principal.ts';
 import type { AnyOperation, OperationContext } from '../src/surfaces/operations/operation.ts';
 import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count, fixed } from './support/format.ts';
-import { benchServerUrl } from './support/scratch-postgres.ts';
 import { percentile } from './support/stats.ts';
-import { openPgliteEngine, openPostgresEngine, type KgateEngine } from './search/kgate-engine.ts';
-import { writeSyntheticVault } from './vault-generator.ts';
+import type { KgateEngine } from './search/kgate-engine.ts';
+import { onBothEngines } from './support/both-engines.ts';
 
 const ms = (value: number): string => `${fixed(value, 2)} ms`;
 
@@ -140,37 +136,8 @@ const READING =
   "apply_note_writes of the same change costs, plus the proposal's step and event.";
 
 async function run(options: BenchmarkOptions): Promise<BenchmarkReport> {
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-proposals-'));
-  const failures: string[] = [];
-  const details: string[] = [];
-  const results: Array<{ engine: string; rows: Row[] }> = [];
-  try {
-    const vault = join(root, 'vault');
-    process.stderr.write(`proposals: writing ${count(options.notes)} notes\n`);
-    await writeSyntheticVault(vault, { notes: options.notes, seed: options.seed });
-    const engines: Array<() => Promise<KgateEngine | { skipped: string }>> = [
-      () => openPgliteEngine(root, vault, options.notes),
-      () => openPostgresEngine(benchServerUrl(), vault, options.notes),
-    ];
-    for (const open of engines) {
-      const engine = await open();
-      if ('skipped' in engine) {
-        details.push(`PostgreSQL skipped: ${engine.skipped}`);
-        continue;
-      }
-      try {
-        failures.push(...engine.failures);
-        process.stderr.write(`proposals: measuring on ${engine.name}\n`);
-        results.push({ engine: engine.name, rows: await measureEngine(engine) });
-      } catch (error) {
-        failures.push(`${engine.name}: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        await engine.close();
-      }
-    }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const { results: measured, details, failures } = await onBothEngines('proposals', options, (engine) => measureEngine(engine));
+  const results = measured.map((r) => ({ engine: r.engine, rows: r.value }));
   const whats = results[0]?.rows.map((r) => r.what) ?? [];
   const table = [
     `| Call (${count(options.notes)} notes; each change replaces one note and creates one) | ${results.map((r) => `${r.engine} p50 | ${r.engine} p95 | ${r.engine} per second`).join(' | ')} |`,

@@ -7,11 +7,11 @@
  * on the Vaults page) an agent's direct apply is refused, and its proposal applies once a person approves it.
  * axe-core on every page.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './support/axe.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
@@ -19,10 +19,8 @@ import { callTool, connectMcpClient, type Structured } from './support/mcp-clien
 import { connect, newAccount, type TestAccount } from './support/oauth-flow.ts';
 import { restClient, type RestClient } from './support/rest-client.ts';
 import { apply, hashOf, seedNotes, type EventBody } from './support/rest-transactions.ts';
+import { chromiumAvailable, launchChromium, signedInPage } from './support/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.KGATE_REQUIRE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
 
 // `KGATE_SCREENSHOTS=1 npx vitest run --project pglite test/proposal-review-browser.test.ts` writes the screenshots of docs/workspace.md.
 const SCREENSHOTS = process.env.KGATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/workspace/', import.meta.url)) : undefined;
@@ -45,7 +43,7 @@ const SEED: Readonly<Record<string, string>> = {
 const PLAN_NEW = '# Pilot plan\n\n- Start in April\n- Two districts\n- Train the nurses first\n';
 const LAUNCH_NEW = '# Launch checklist\n\n- [ ] Tablets charged\n- [ ] <script>alert(1)</script> stays text\n';
 
-describe.skipIf(!available)('proposals reviewed in a real browser', () => {
+describe.skipIf(!chromiumAvailable)('proposals reviewed in a real browser', () => {
   let gateway: TestGateway;
   let browser: Browser;
   let page: Page;
@@ -100,13 +98,8 @@ describe.skipIf(!available)('proposals reviewed in a real browser', () => {
     await seedNotes(api, account.mappingId, SEED);
     const connection = await connect(gateway, account, { scope: 'mcp:read mcp:write' });
     agent = await connectMcpClient(gateway.url, connection.tokens.access_token);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
-    page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
-    await page.goto(`${gateway.baseUrl}/signin`);
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
+    browser = await launchChromium();
+    page = await signedInPage(browser, gateway.baseUrl, account.email, account.password);
   });
 
   afterAll(async () => {

@@ -5,10 +5,10 @@
  * its valid and known times; every item links to its line in the note view; axe-core on every page.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContextScope } from '../src/domains/scopes/index.ts';
 import { expectAccessible } from './support/axe.ts';
@@ -16,10 +16,8 @@ import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { ENTITY_EDITED, ENTITY_PATH, KNOWLEDGE_NOTES } from './support/knowledge-vault.ts';
 import { restClient } from './support/rest-client.ts';
 import { apply, hashOf, seedNotes } from './support/rest-transactions.ts';
+import { chromiumAvailable, launchChromium, signedInPage } from './support/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.KGATE_REQUIRE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
 
 // `KGATE_SCREENSHOTS=1 npx vitest run --project pglite test/workspace-knowledge-browser.test.ts` writes the screenshots of docs/workspace.md.
 const SCREENSHOTS = process.env.KGATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/workspace/', import.meta.url)) : undefined;
@@ -30,7 +28,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-describe.skipIf(!available)('the knowledge pages in a real browser', () => {
+describe.skipIf(!chromiumAvailable)('the knowledge pages in a real browser', () => {
   let gateway: TestGateway;
   let browser: Browser;
   let page: Page;
@@ -61,13 +59,8 @@ describe.skipIf(!available)('the knowledge pages in a real browser', () => {
     // Then edited through the governed path: the new versions are known from this replica's receipt.
     const edited = await apply(api, mappingId, [{ type: 'write-note', path: ENTITY_PATH, content: ENTITY_EDITED, expectedHash: hashOf(KNOWLEDGE_NOTES[ENTITY_PATH]!) }]);
     expect(edited.status, edited.text).toBe(200);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
-    page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
-    await page.goto(`${gateway.baseUrl}/signin`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
+    browser = await launchChromium();
+    page = await signedInPage(browser, gateway.baseUrl, email, password);
   });
 
   afterAll(async () => {

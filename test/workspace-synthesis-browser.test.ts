@@ -5,8 +5,7 @@
  * every page.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor } from '../src/kernel/principal.ts';
 import { expectAccessible } from './support/axe.ts';
@@ -14,14 +13,12 @@ import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { KNOWLEDGE_NOTES } from './support/knowledge-vault.ts';
 import { restClient, type RestClient } from './support/rest-client.ts';
 import { apply, hashOf, seedNotes } from './support/rest-transactions.ts';
+import { chromiumAvailable, launchChromium, signedInPage } from './support/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.KGATE_REQUIRE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
 
 const MEETING = 'Meetings/Pilot Planning.md';
 
-describe.skipIf(!available)('the brief and work session pages in a real browser', () => {
+describe.skipIf(!chromiumAvailable)('the brief and work session pages in a real browser', () => {
   let gateway: TestGateway;
   let browser: Browser;
   let page: Page;
@@ -42,13 +39,8 @@ describe.skipIf(!available)('the brief and work session pages in a real browser'
     api = restClient(gateway, owner.token);
     await seedNotes(api, mappingId, KNOWLEDGE_NOTES);
     scopeId = (await gateway.services.scopes.create(person(), mappingId, { name: 'Tidewater', pathPrefixes: ['Decisions', 'Meetings', 'Questions'], tags: [], audience: { minimumRole: 'viewer', agents: true } })).id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
-    page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
-    await page.goto(`${gateway.baseUrl}/signin`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
+    browser = await launchChromium();
+    page = await signedInPage(browser, gateway.baseUrl, email, password);
   });
 
   afterAll(async () => {

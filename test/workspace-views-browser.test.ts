@@ -8,8 +8,7 @@
  * version over the session bridge, and translates legacy operation names to explicit tools, never to a selector.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './support/axe.ts';
 import { hiddenField, pageBrowser, signInThroughForm, type PageBrowser } from './support/browser.ts';
@@ -17,16 +16,14 @@ import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { connect, type TestAccount } from './support/oauth-flow.ts';
 import { restClient } from './support/rest-client.ts';
 import { hashOf, seedNotes } from './support/rest-transactions.ts';
+import { chromiumAvailable, launchChromium, signedInPage } from './support/chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.KGATE_REQUIRE_CHROMIUM) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
 
 const PLAN = '# Plan\n\n- [ ] Ship the pilot [owner:: Ana] 📅 2026-12-01\n';
 const PLAN_2 = '# Plan\n\n- [ ] Ship the pilot [owner:: Ana] 📅 2026-12-01\n- [ ] Brief the crews [owner:: Ana]\n';
 const TABLES = ['knowledge_views', 'knowledge_view_versions', 'knowledge_watches', 'knowledge_watch_matches', 'knowledge_watch_findings'];
 
-describe.skipIf(!available)('saved views and findings in a real browser', () => {
+describe.skipIf(!chromiumAvailable)('saved views and findings in a real browser', () => {
   let gateway: TestGateway;
   let browser: Browser;
   let page: Page;
@@ -52,13 +49,8 @@ describe.skipIf(!available)('saved views and findings in a real browser', () => 
     account = { email, password, accountId: owner.accountId, mappingId: owner.mapping.id, personalToken: owner.token };
     await seedNotes(restClient(gateway, owner.token), account.mappingId, { 'Alpha/Plan.md': PLAN, 'Beta/Other.md': '# Other\n\n- [ ] Elsewhere\n' });
     scopeId = (await gateway.services.scopes.create({ accountId: owner.accountId, credentialKind: 'session' }, account.mappingId, { name: 'Alpha', pathPrefixes: ['Alpha'], tags: [], audience: { minimumRole: 'viewer', agents: true } })).id;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
-    page = await (await browser.newContext({ viewport: { width: 1100, height: 800 } })).newPage();
-    await page.goto(`${gateway.baseUrl}/signin`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname !== '/signin');
+    browser = await launchChromium();
+    page = await signedInPage(browser, gateway.baseUrl, email, password);
   });
   afterAll(async () => {
     await browser?.close();
