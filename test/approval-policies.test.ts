@@ -161,6 +161,39 @@ describe('approval the server can show', () => {
     }
   });
 
+  it('refuses malformed, oversized, foreign and guessed proposal requests over REST with a stable code, storing nothing', async () => {
+    const proposals = async () => JSON.stringify(await gateway.db.query('SELECT * FROM action_proposals ORDER BY seq'));
+    const before = [await proposals(), await snapshotOf(gateway)];
+    const stranger = await createOwner(gateway.services, 'stranger');
+    const cases: Array<[Promise<{ status: number; body: Record<string, unknown> }>, number, string]> = [
+      [api.post('/proposals', { json: { mappingId: mappingId(), title: 'Nothing' } }), 400, 'invalid_request'],
+      [api.post('/proposals', { json: { mappingId: mappingId(), title: '', notes: [{ path: 'P/a.md', content: 'a' }] } }), 400, 'invalid_request'],
+      [
+        api.post('/proposals', {
+          json: {
+            mappingId: mappingId(),
+            title: 'Too many',
+            notes: Array.from({ length: 60 }, (_, k) => ({ path: `P/w${k}.md`, content: 'w' })),
+            deletions: Array.from({ length: 41 }, (_, k) => ({ path: `P/d${k}.md` })),
+          },
+        }),
+        400,
+        'invalid_request',
+      ],
+      [api.post('/proposals/knowledge-change', { json: { mappingId: mappingId(), title: 'No scope', notes: [{ path: 'P/a.md', content: 'a' }] } }), 400, 'invalid_request'],
+      [restClient(gateway, stranger.token).post('/proposals', { json: { mappingId: mappingId(), title: 'Theirs', notes: [{ path: 'P/a.md', content: 'a' }] } }), 404, 'not_found'],
+      [api.get('/proposals', { query: { mappingId: mappingId(), state: 'proposed,bogus' } }), 400, 'invalid_request'],
+      [api.get('/proposals/item', { query: { mappingId: mappingId(), id: randomUUID() } }), 404, 'not_found'],
+      [api.get('/proposals/item', { query: { mappingId: mappingId(), id: 'not-an-id' } }), 404, 'not_found'],
+      [restClient(gateway, stranger.token).get('/proposals', { query: { mappingId: mappingId() } }), 404, 'not_found'],
+    ];
+    for (const [request, status, code] of cases) {
+      const response = await request;
+      expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
+    }
+    expect([await proposals(), await snapshotOf(gateway)]).toEqual(before);
+  });
+
   it('lets only the owner set the policy, and only to one of the three', async () => {
     const admin = await createOwner(gateway.services, 'admin');
     await gateway.services.workspaces.setMemberRole(owner.workspaceId, admin.accountId, 'admin');

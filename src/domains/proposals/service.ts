@@ -7,10 +7,10 @@ import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import { inSlice } from '../knowledge/index.ts';
 import { noteTags, parseMarkdown } from '../markdown/index.ts';
-import type { ActionResult, NoteAction, NotesService, TransactionResult } from '../notes/index.ts';
+import { MAX_TRANSACTION_ACTIONS, type ActionResult, type NoteAction, type NotesService, type TransactionResult } from '../notes/index.ts';
 import { appendEvents, type EventKind } from '../provenance/index.ts';
 import type { ScopeSlice, ScopesService } from '../scopes/index.ts';
-import type { HostedMapping, NoteChangeCapability, VaultsService } from '../vaults/index.ts';
+import { noteChangeRefusal, type HostedMapping, type NoteChangeCapability, type VaultsService } from '../vaults/index.ts';
 import {
   DEFAULT_PROPOSAL_PAGE,
   MAX_PENDING_PROPOSALS,
@@ -85,6 +85,11 @@ export interface ProposalsService {
   list(actor: Actor, mappingId: string, query?: { states?: readonly ProposalState[]; limit?: number; cursor?: string }): Promise<ProposalPage>;
   /** Moves proposals that waited past their expiry to `expired`; returns how many (maintenance). */
   expireDue(): Promise<number>;
+  /**
+   * Whether `actor` may propose note changes on the mapping now under `capability`, by the rules a proposal's preview
+   * applies (a role that writes, the mapping's rules for that capability, readable bodies), and why not.
+   */
+  availability(actor: Actor, mappingId: string, capability: NoteChangeCapability): Promise<{ available: boolean; reason: string | null }>;
 }
 
 /** What the proposals service needs. */
@@ -182,21 +187,16 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
   const { db, clock, notes, vaults, scopes } = deps;
 
   /** The receipt of a step, its provenance event, and the proposal's new state, in the caller's transaction. */
-  async function record(
-    sql: Sql,
-    p: store.StoredProposal,
-    step: ProposalStep['step'],
-    by: { accountId: string | null; credentialKind: string; credentialId?: string | undefined; client?: string | undefined },
-    change: Omit<store.ProposalChange, 'state' | 'at'>,
-    receipt: Record<string, unknown>,
-  ): Promise<void> {
-    const to = nextState(p.state, step);
-    const at = clock.now();
-    // Events of a vault are appended under its lock, so that their order is their commit order (provenance store).
-    await sql.query('SELECT id FROM vaults WHERE id = $1 FOR UPDATE', [p.vaultId]);
-    await Promise.all([
-      store.updateProposal(sql, p.id, { ...change, state: to, at }),
-      store.insertStep(sql, { proposalId: p.id, step, from: step === 'propose' ? null : p.state, to, accountId: by.accountId, credentialKind: by.credentialKind, client: by.client ?? null, receipt, at }),
+  /** Who took a step, as its receipt and event name them; the server's own steps (expiry) have no account. */
+  type StepActor = { accountId: string | null; credentialKind: string; credentialId?: string | undefined; client?: string | undefined };
+
+  /**
+   * The receipt row of one step and its provenance event, in the caller's transaction, which holds the vault's lock:
+   * events of a vault are appended under it, so that their order is their commit order (provenance store).
+   */
+  function writeStep(sql: Sql, p: store.StoredProposal, step: ProposalStep['step'], from: ProposalState | null, to: ProposalState, by: StepActor, receipt: Record<string, unknown>, at: Date) {
+    return Promise.all([
+      store.insertStep(sql, { proposalId: p.id, step, from, to, accountId: by.accountId, credentialKind: by.credentialKind, client: by.client ?? null, receipt, at }),
       appendEvents(sql, [
         {
           mappingId: p.mappingId,
@@ -207,10 +207,25 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
           credentialId: by.credentialId,
           client: by.client,
           kind: EVENT_OF[step],
-          details: { proposalId: p.id, title: p.title, fromState: p.state, toState: to, ...receipt },
+          details: { proposalId: p.id, title: p.title, fromState: from, toState: to, ...receipt },
         },
       ]),
     ]);
+  }
+
+  /** Moves a locked proposal by `step` (states.ts decides where to), with its fields, its receipt and its event. */
+  async function record(
+    sql: Sql,
+    p: store.StoredProposal,
+    step: ProposalStep['step'],
+    by: StepActor,
+    change: Omit<store.ProposalChange, 'state' | 'at'>,
+    receipt: Record<string, unknown>,
+  ): Promise<void> {
+    const to = nextState(p.state, step);
+    const at = clock.now();
+    await sql.query('SELECT id FROM vaults WHERE id = $1 FOR UPDATE', [p.vaultId]);
+    await Promise.all([store.updateProposal(sql, p.id, { ...change, state: to, at }), writeStep(sql, p, step, p.state, to, by, receipt, at)]);
   }
 
   /** The mapping, for a person acting on its proposals: a web session, and a role that may write the vault. */
@@ -264,7 +279,11 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
       const title = checkText(input.title, MAX_PROPOSAL_TITLE, 'A title');
       if (title === '') throw new KgateError('invalid_request', 'A proposal needs a title that says what it does.');
       const rationale = checkText(input.rationale ?? '', MAX_PROPOSAL_TEXT, 'A rationale');
-      if (input.writes.length + input.deletions.length === 0) throw new KgateError('invalid_request', 'A proposal changes at least one note.');
+      const count = input.writes.length + input.deletions.length;
+      if (count === 0) throw new KgateError('invalid_request', 'A proposal changes at least one note: give notes or deletions.');
+      if (count > MAX_TRANSACTION_ACTIONS) {
+        throw new KgateError('invalid_request', `A proposal holds at most ${MAX_TRANSACTION_ACTIONS} notes and deletions together.`, { limit: MAX_TRANSACTION_ACTIONS });
+      }
       if (input.kind === 'knowledge-change' && input.contextScopeId === undefined) {
         throw new KgateError('invalid_request', 'A knowledge change is proposed within a context scope (contextScopeId).');
       }
@@ -327,31 +346,16 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
           expiresAt: new Date(at.getTime() + PROPOSAL_TTL_MS),
         });
         // The first step's receipt: what was previewed, against what, and the preview's own receipt.
-        await Promise.all([
-          store.insertStep(tx, {
-            proposalId: created.id,
-            step: 'propose',
-            from: null,
-            to: 'proposed',
-            accountId: input.actor.accountId,
-            credentialKind: input.actor.credentialKind,
-            client: input.actor.client ?? null,
-            receipt: { notesHash: receipt.notesHash, againstHash: receipt.againstHash, previewReceipt: receipt.id, kind: input.kind },
-            at,
-          }),
-          appendEvents(tx, [
-            {
-              mappingId: mapping.id,
-              vaultId: mapping.vaultId,
-              accountId: input.actor.accountId,
-              credentialKind: input.actor.credentialKind,
-              credentialId: input.actor.credentialId,
-              client: input.actor.client,
-              kind: 'proposal.created',
-              details: { proposalId: created.id, title, kind: input.kind, toState: 'proposed', notesHash: receipt.notesHash, againstHash: receipt.againstHash, previewReceipt: receipt.id },
-            },
-          ]),
-        ]);
+        await writeStep(
+          tx,
+          created,
+          'propose',
+          null,
+          'proposed',
+          input.actor,
+          { notesHash: receipt.notesHash, againstHash: receipt.againstHash, previewReceipt: receipt.id, kind: input.kind },
+          at,
+        );
         return { proposal: present(created), created: true };
       });
     },
@@ -445,6 +449,18 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
       const page = rows.slice(0, limit);
       const truncated = rows.length > limit;
       return { proposals: page.map((p) => present(p)), truncated, nextCursor: truncated ? encodeCursor({ before: page.at(-1)!.seq }) : null };
+    },
+
+    async availability(actor, mappingId, capability) {
+      const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write').catch((error: unknown) => {
+        if (error instanceof KgateError && error.code === 'forbidden') return undefined;
+        throw error;
+      });
+      if (!mapping) return { available: false, reason: 'Your role in this workspace does not allow changing notes, so you cannot propose changes either.' };
+      const refusal = noteChangeRefusal(mapping, capability);
+      if (refusal) return { available: false, reason: refusal.message };
+      if (mapping.deviceEncrypted) return { available: false, reason: 'Note bodies of this mapping are encrypted on the device; the server cannot preview changes to them.' };
+      return { available: true, reason: null };
     },
 
     async expireDue() {

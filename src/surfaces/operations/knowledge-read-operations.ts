@@ -9,11 +9,9 @@ import {
   TemporalRecordSchema,
   UnavailableRecordSchema,
 } from '../../domains/knowledge/index.ts';
-import { intelligenceCapabilities, IntelligenceCapabilitiesSchema, type ProposingAvailability } from './intelligence-capabilities.ts';
+import { intelligenceCapabilities, IntelligenceCapabilitiesSchema } from './intelligence-capabilities.ts';
 import { MappingIdSchema } from './fields.ts';
-import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
-import { KgateError } from '../../kernel/errors.ts';
-import { noteChangeRefusal } from '../../domains/vaults/index.ts';
+import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation, type AnyOperation } from './operation.ts';
 import { SCOPE_BOUND_FIELDS, authorizedScope } from './scope-fields.ts';
 
 const READ = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:read', allowance: 'operation', idempotency: 'none', tags: ['knowledge'] } as const;
@@ -43,23 +41,6 @@ const PageOutput = {
 const ScopeOutput = { mappingId: z.uuid(), contextScopeId: z.uuid() };
 const NoteDateSchema = z.iso.date();
 
-/**
- * Whether this caller may propose note changes on the mapping now, by the rules a proposal's preview applies: the
- * mapping accepts changes from this surface (not read-only, the owner's switch for agents), its bodies are readable,
- * and the caller's role may write.
- */
-async function proposingOn(ctx: OperationContext, mappingId: string): Promise<ProposingAvailability> {
-  const mapping = await ctx.services.vaults.resolveHostedMapping(ctx.principal.accountId, mappingId, 'write').catch((error: unknown) => {
-    if (error instanceof KgateError && error.code === 'forbidden') return undefined;
-    throw error;
-  });
-  if (!mapping) return { available: false, reason: 'Your role in this workspace does not allow changing notes, so you cannot propose changes either.' };
-  const refusal = noteChangeRefusal(mapping, ctx.noteChanges);
-  if (refusal) return { available: false, reason: refusal.message };
-  if (mapping.deviceEncrypted) return { available: false, reason: 'Note bodies of this mapping are encrypted on the device; the server cannot preview changes to them.' };
-  return { available: true, reason: null };
-}
-
 /** `get_intelligence_capabilities`: what the caller may use on a mapping. */
 const getIntelligenceCapabilities = defineOperation({
   ...READ,
@@ -77,7 +58,7 @@ const getIntelligenceCapabilities = defineOperation({
   mcp: { name: 'get_intelligence_capabilities', title: 'Knowledge capabilities and scopes', annotations: READ_ONLY_TOOL },
   async run(ctx, input) {
     const scopes = await ctx.services.scopes.listUsable(ctx.principal.actor, input.mappingId);
-    return intelligenceCapabilities(input.mappingId, scopes, await proposingOn(ctx, input.mappingId));
+    return intelligenceCapabilities(input.mappingId, scopes, await ctx.services.proposals.availability(ctx.principal.actor, input.mappingId, ctx.noteChanges));
   },
 });
 

@@ -64,10 +64,6 @@ async function propose(
   kind: ProposalKind,
   input: { mappingId: string; contextScopeId?: string | undefined; title: string; rationale?: string | undefined; notes: Array<z.output<typeof WriteEntry>>; deletions: Array<z.output<typeof DeleteEntry>> },
 ): Promise<z.input<typeof ProposedOut>> {
-  if (input.notes.length + input.deletions.length === 0) throw new KgateError('invalid_request', 'A proposal changes at least one note: give notes or deletions.');
-  if (input.notes.length + input.deletions.length > MAX_TRANSACTION_ACTIONS) {
-    throw new KgateError('invalid_request', `A proposal holds at most ${MAX_TRANSACTION_ACTIONS} notes and deletions together.`, { limit: MAX_TRANSACTION_ACTIONS });
-  }
   const { proposal, created } = await ctx.services.proposals.propose({
     actor: ctx.principal.actor,
     capability: ctx.noteChanges,
@@ -82,8 +78,21 @@ async function propose(
   return { proposal, created, reviewUrl: reviewUrl(ctx, proposal) };
 }
 
+/** What the two propose operations share: who may call them, what they cost, what they answer. */
+const PROPOSE = {
+  tags: ['proposals'],
+  credentials: ACCOUNT_CREDENTIALS,
+  scope: 'mcp:write',
+  allowance: 'operation',
+  idempotency: 'none',
+  cost: 'heavy',
+  output: ProposedOut,
+  errors: PROPOSE_ERRORS,
+} as const;
+
 /** `propose_knowledge_change`: a scope-bound change of notes, previewed and stored for a person to approve. */
 export const proposeKnowledgeChange = defineOperation({
+  ...PROPOSE,
   id: 'proposeKnowledgeChange',
   summary: 'Propose a change to notes in a context scope',
   description:
@@ -91,15 +100,7 @@ export const proposeKnowledgeChange = defineOperation({
     'and stores them as a proposal: the exact notes, the revisions they were previewed against, and the diff. Every ' +
     'note must be in the scope (its folders, its tags). A change that could not apply now is refused. A person ' +
     'approves or rejects it in the workspace and applies exactly what was approved.',
-  tags: ['proposals'],
-  credentials: ACCOUNT_CREDENTIALS,
-  scope: 'mcp:write',
-  allowance: 'operation',
-  idempotency: 'none',
-  cost: 'heavy',
   input: z.strictObject({ ...PROPOSAL_FIELDS, contextScopeId: ContextScopeIdSchema }),
-  output: ProposedOut,
-  errors: PROPOSE_ERRORS,
   rest: [{ method: 'POST', path: '/proposals/knowledge-change' }],
   mcp: { name: 'propose_knowledge_change', title: 'Propose a knowledge change', advice: PROPOSE_ADVICE, annotations: PROPOSE_TOOL },
   run: (ctx, input) => propose(ctx, 'knowledge-change', input),
@@ -107,6 +108,7 @@ export const proposeKnowledgeChange = defineOperation({
 
 /** `propose_action`: a governed action proposal containing a guarded note-change preview. */
 export const proposeAction = defineOperation({
+  ...PROPOSE,
   id: 'proposeAction',
   summary: 'Propose a governed action',
   description:
@@ -115,15 +117,7 @@ export const proposeAction = defineOperation({
     'approves or rejects it in the workspace, and executing applies exactly the approved notes against those ' +
     'revisions (a note changed since fails the execution, with nothing applied). On a mapping whose approval policy ' +
     'is people-approve this is how an agent changes notes. contextScopeId, when given, keeps every note in that scope.',
-  tags: ['proposals'],
-  credentials: ACCOUNT_CREDENTIALS,
-  scope: 'mcp:write',
-  allowance: 'operation',
-  idempotency: 'none',
-  cost: 'heavy',
   input: z.strictObject({ ...PROPOSAL_FIELDS, contextScopeId: ContextScopeIdSchema.optional() }),
-  output: ProposedOut,
-  errors: PROPOSE_ERRORS,
   rest: [{ method: 'POST', path: '/proposals' }],
   mcp: { name: 'propose_action', title: 'Propose a governed action', advice: PROPOSE_ADVICE, annotations: PROPOSE_TOOL },
   run: (ctx, input) => propose(ctx, 'action', input),
