@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'scratch/', 'coverage/', '.bench-data/', 'dist/'] },
+  { ignores: ['node_modules/', 'data/', 'scratch/', 'coverage/', '.bench-data/', 'dist/', 'packages/*/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

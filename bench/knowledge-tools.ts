@@ -163,7 +163,7 @@ async function measureEngine(engine: KgateEngine, failures: string[]): Promise<T
   const principal = await services.tokens.principalFor(actor);
   const ctx: OperationContext = {
     principal,
-    services: { ...services, links: { baseUrl: 'http://localhost:8787' } },
+    services: { ...services, links: { baseUrl: 'http://localhost:8787' }, runtimeCatalogue: { built: new Set(), modelConfigured: false } },
     noteChanges: 'agent',
   };
   const scope = await services.scopes.create(actor, engine.mappingId, { name: 'Whole vault', pathPrefixes: [], tags: [], audience: { minimumRole: 'viewer', agents: true } });

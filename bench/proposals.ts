@@ -71,7 +71,7 @@ async function measureEngine(engine: KgateEngine): Promise<Row[]> {
   const actor: Actor = { accountId: engine.actor.accountId, credentialKind: 'personal_access_token', client: 'kgate-bench' };
   const person: Actor = { accountId: engine.actor.accountId, credentialKind: 'session', credentialId: randomUUID() };
   const principal = await services.tokens.principalFor(actor);
-  const ctx: OperationContext = { principal, services: { ...services, links: { baseUrl: 'http://localhost:8787' } }, noteChanges: 'agent' };
+  const ctx: OperationContext = { principal, services: { ...services, links: { baseUrl: 'http://localhost:8787' }, runtimeCatalogue: { built: new Set(), modelConfigured: false } }, noteChanges: 'agent' };
   await services.vaults.setMcpNoteChanges(engine.actor.accountId, engine.mappingId, true);
   await engine.db.query('ANALYZE');
   const notes = await engine.db.query<{ path: string; content: string }>('SELECT path, content FROM notes ORDER BY path COLLATE "C"');

@@ -25,19 +25,23 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { beforeAndAfter } from './before-after.ts';
 import { coldStart } from './cold-start.ts';
+import { educationAnalysisBenchmark } from './education-analysis.ts';
 import { httpThroughput } from './http-throughput.ts';
 import { workspacePages } from './workspace-pages.ts';
 import { importThroughput } from './import-throughput.ts';
 import { knowledgeCompilation } from './knowledge-compile.ts';
 import { knowledgeTools } from './knowledge-tools.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
+import { productRuntimeBenchmark } from './product-runtime.ts';
 import { proposalsBenchmark } from './proposals.ts';
+import { publishedIntelligenceBenchmark } from './published-intelligence.ts';
+import { remoteMappingsBenchmark } from './remote-mappings.ts';
 import { vaultSearch } from './search-throughput.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark, remoteMappingsBenchmark, productRuntimeBenchmark, publishedIntelligenceBenchmark, educationAnalysisBenchmark];
 
 /**
  * Benchmarks that run only when `--only` names them: the before-and-after comparison checks out another commit and

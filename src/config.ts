@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MediaConfigError, parseMediaConfig, type MediaConfig } from './config-media.ts';
 
 /** Thrown when the environment holds an invalid setting; the message names the variable. */
 export class ConfigError extends Error {
@@ -42,7 +43,38 @@ const EnvSchema = z.object({
   // Outgoing mail (docs/operations.md, "E-mail"): invitation links are e-mailed only when both are set.
   KGATE_SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
   KGATE_SMTP_FROM: z.string().min(3).max(320).optional(),
+  // Remote mappings (docs/providers.md): the keys provider tokens are sealed under, and each provider's OAuth
+  // application and addresses. A provider without a client id cannot be connected.
+  KGATE_PROVIDER_TOKEN_KEYS: z.string().min(1).optional(),
+  KGATE_PROVIDERS_ALLOW_PRIVATE: z.enum(['true', 'false', '1', '0']).default('false'),
+  KGATE_SYNC_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
+  /** Google Classroom's API origin for delegated education connections (tests point it at the fake server). */
+  KGATE_CLASSROOM_API_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ...providerVariables('DRIVE'),
+  ...providerVariables('DROPBOX'),
+  ...providerVariables('GITHUB'),
 });
+
+/** One provider's settings: its OAuth application, and addresses that default to the real service. */
+function providerVariables<P extends 'DRIVE' | 'DROPBOX' | 'GITHUB'>(prefix: P) {
+  const url = z.url({ protocol: /^https?$/ }).optional();
+  return {
+    [`KGATE_${prefix}_CLIENT_ID`]: z.string().min(1).max(512).optional(),
+    [`KGATE_${prefix}_CLIENT_SECRET`]: z.string().min(1).max(512).optional(),
+    [`KGATE_${prefix}_API_URL`]: url,
+    [`KGATE_${prefix}_CONTENT_URL`]: url,
+    [`KGATE_${prefix}_AUTHORIZE_URL`]: url,
+    [`KGATE_${prefix}_TOKEN_URL`]: url,
+    [`KGATE_${prefix}_REVOKE_URL`]: url,
+  } as Record<`KGATE_${P}_${'CLIENT_ID' | 'CLIENT_SECRET' | 'API_URL' | 'CONTENT_URL' | 'AUTHORIZE_URL' | 'TOKEN_URL' | 'REVOKE_URL'}`, z.ZodOptional<z.ZodString>>;
+}
+
+/** A provider's settings as configured: its OAuth application and the addresses that override the real service's. */
+export interface ProviderConfig {
+  clientId: string;
+  clientSecret: string;
+  urls: { api?: string; content?: string; authorize?: string; token?: string; revoke?: string };
+}
 
 /** The typed configuration of one kgate process, parsed once at start-up. */
 export interface Config {
@@ -81,13 +113,42 @@ export interface Config {
      */
     allowPrivateClientMetadata: boolean;
   };
+  /** Where private media is kept (KGATE_MEDIA_STORE, KGATE_MEDIA_*; docs/education.md, "Private audio media"). */
+  media: MediaConfig;
+  /** Remote mappings (docs/providers.md). */
+  providers: {
+    /** KGATE_PROVIDER_TOKEN_KEYS: `id:base64key` entries, the first seals; undefined: no provider can be connected. */
+    tokenKeys: string | undefined;
+    /** Development and tests only: reach providers on loopback or private addresses and over plain http. */
+    allowPrivate: boolean;
+    syncIntervalMs: number;
+    drive: ProviderConfig | undefined;
+    dropbox: ProviderConfig | undefined;
+    github: ProviderConfig | undefined;
+    /** KGATE_CLASSROOM_API_URL: Classroom's API origin for delegated education connections; default Google's. */
+    classroomApi: string | undefined;
+  };
+}
+
+function providerConfig(e: Readonly<Record<string, unknown>>, prefix: 'DRIVE' | 'DROPBOX' | 'GITHUB'): ProviderConfig | undefined {
+  const text = (name: string): string | undefined => (typeof e[name] === 'string' ? e[name] : undefined);
+  const clientId = text(`KGATE_${prefix}_CLIENT_ID`);
+  const clientSecret = text(`KGATE_${prefix}_CLIENT_SECRET`);
+  if (clientId === undefined || clientSecret === undefined) return undefined;
+  const urls: ProviderConfig['urls'] = {};
+  for (const [field, name] of [['api', 'API'], ['content', 'CONTENT'], ['authorize', 'AUTHORIZE'], ['token', 'TOKEN'], ['revoke', 'REVOKE']] as const) {
+    const value = text(`KGATE_${prefix}_${name}_URL`);
+    if (value !== undefined) urls[field] = value.replace(/\/+$/, '');
+  }
+  return { clientId, clientSecret, urls };
 }
 
 function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
   const variable = String(issue.path[0] ?? 'environment');
   const raw = env[variable];
   // Never echo a database or SMTP URL: it may carry a password.
-  const shown = raw === undefined || variable === 'DATABASE_URL' || variable === 'KGATE_SMTP_URL' ? '' : ` (got ${JSON.stringify(raw)})`;
+  const secret = variable === 'DATABASE_URL' || variable === 'KGATE_SMTP_URL' || variable === 'KGATE_PROVIDER_TOKEN_KEYS' || variable.endsWith('_CLIENT_SECRET');
+  const shown = raw === undefined || secret ? '' : ` (got ${JSON.stringify(raw)})`;
   return `${variable}: ${issue.message}${shown}`;
 }
 
@@ -108,7 +169,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  let media: MediaConfig;
+  try {
+    media = parseMediaConfig(present, e.DATABASE_URL ? undefined : e.KGATE_DATA_DIR);
+  } catch (error) {
+    if (error instanceof MediaConfigError) throw new ConfigError(`Invalid configuration:\n${error.message.split('\n').map((line) => `  ${line}`).join('\n')}`);
+    throw error;
+  }
   return {
+    media,
     port: e.PORT,
     host: e.KGATE_HOST,
     baseUrl: e.KGATE_BASE_URL
@@ -127,5 +196,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: e.KGATE_TRUST_PROXY === 'true' ? 1 : e.KGATE_TRUST_PROXY === 'false' ? 0 : Number(e.KGATE_TRUST_PROXY),
     mail: e.KGATE_SMTP_URL ? { url: e.KGATE_SMTP_URL, from: e.KGATE_SMTP_FROM ?? 'kgate <kgate@localhost>' } : undefined,
     oauth: { allowPrivateClientMetadata: e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1' },
+    providers: {
+      tokenKeys: e.KGATE_PROVIDER_TOKEN_KEYS,
+      allowPrivate: e.KGATE_PROVIDERS_ALLOW_PRIVATE === 'true' || e.KGATE_PROVIDERS_ALLOW_PRIVATE === '1',
+      syncIntervalMs: e.KGATE_SYNC_INTERVAL_MS,
+      drive: providerConfig(e, 'DRIVE'),
+      dropbox: providerConfig(e, 'DROPBOX'),
+      github: providerConfig(e, 'GITHUB'),
+      classroomApi: e.KGATE_CLASSROOM_API_URL?.replace(/\/+$/, ''),
+    },
   };
 }

@@ -5,9 +5,10 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, cleanupCli, installationAt, runKgate, singleJson, startServe, tempDir, type ServeProcess } from './support/cli.ts';
 import { TEST_ENGINE } from './support/database.ts';
+import type { ScopeChangeBody, ScopeListBody } from './support/rest-scopes.ts';
 
 // While `kgate serve` holds an embedded data directory, the other commands run through it (src/cli/control-channel.ts):
-// the same code, the gateway's own services, so their changes are served at once.
+// the same code, the gateway's own services, so their changes are served at once. One gateway serves every test.
 describe.runIf(TEST_ENGINE === 'pglite')('the command line beside a running embedded gateway', () => {
   let dir: string;
   let env: Record<string, string>;
@@ -61,6 +62,26 @@ describe.runIf(TEST_ENGINE === 'pglite')('the command line beside a running embe
     expect((await api('/mappings', second.token)).status).toBe(200);
   });
 
+  it('kgate scopes create runs through the gateway, which lists the new scope over REST at once', async () => {
+    const created = singleJson<ScopeChangeBody>(
+      await runKgate(['scopes', 'create', '--mapping', owner.mappingId, '--name', 'Beside', '--tag', 'pilot', '--json'], env),
+    );
+    expect(created).toMatchObject({ applied: true, scope: { name: 'Beside', tags: ['pilot'] } });
+    const response = await api(`/scopes?mappingId=${owner.mappingId}`);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as ScopeListBody).scopes).toEqual([created.scope]);
+  });
+
+  it('kgate runtime runs through the gateway: an organization created beside it is listed at once', async () => {
+    const account = singleJson<{ token: string }>(await runKgate(['admin', 'bootstrap', '--email', 'runtime-admin@example.test', '--json'], env));
+    expect(account.token).toMatch(/^kgp_/);
+    const created = await runKgate(['runtime', 'org', 'create', '--slug', 'beside-org', '--name', 'Beside', '--admin', 'runtime-admin@example.test', '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const listed = await runKgate(['runtime', 'org', 'list', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('beside-org');
+  });
+
   it('errors come back with their exit codes, and nothing changes', async () => {
     const inventory = async () => ((await (await api(`/notes?mappingId=${owner.mappingId}`)).json()) as { notes: unknown[] }).notes.length;
     const before = await inventory();
@@ -98,7 +119,7 @@ describe.runIf(TEST_ENGINE === 'pglite')('the command line beside a running embe
     ]) {
       const answer = await send(line);
       expect(answer.at(-1)).toEqual({ exit: 2 });
-      expect(answer[0]?.stderr).toContain('import, export, token, admin and scopes commands only');
+      expect(answer[0]?.stderr).toContain('import, export, token, admin, scopes and runtime commands only');
     }
     expect(await inventory()).toBe(before);
     expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);

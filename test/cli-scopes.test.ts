@@ -1,7 +1,7 @@
 /**
  * `kgate scopes list|create|update|delete`, run as a real child process against a real installation: the operator
  * manages a mapping's context scopes as its owner, with previews (--dry-run), stable error codes, and usage errors
- * (exit 2) that open no database.
+ * (exit 2) that open no database. `kgate scopes` beside a running gateway: test/cli-beside-gateway.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BootstrapOutput } from '../src/cli/bootstrap-command.ts';
 import type { Database } from '../src/db/port.ts';
-import { cleanupCli, newInstallation, runKgate, singleJson, startServe, tempDir, type Installation } from './support/cli.ts';
-import { TEST_ENGINE } from './support/database.ts';
+import { cleanupCli, newInstallation, runKgate, singleJson, tempDir, type Installation } from './support/cli.ts';
 import type { ScopeBody, ScopeChangeBody, ScopeListBody } from './support/rest-scopes.ts';
 
-/** For tests that initialize a database on a loaded two-core machine. */
+/** For tests that initialize a database, or run several commands that each open it, on a loaded two-core machine. */
 const SLOW_MS = 180_000;
 
 afterAll(cleanupCli);
@@ -108,7 +107,7 @@ describe('kgate scopes', () => {
     await refused(['delete', ...mapping, '--id', 'not-a-uuid'], 1, '(not_found)');
     await refused(['list', '--mapping', randomUUID()], 1, '(not_found)');
     expect(await install.withDatabase(scopeRows)).toBe(before);
-  });
+  }, SLOW_MS);
 
   it('deletes a scope, after a preview that changes nothing', async () => {
     const before = await install.withDatabase(scopeRows);
@@ -139,8 +138,10 @@ describe('kgate scopes', () => {
       [['create', '--mapping', mappingId, '--name', 'x', 'extra'], 'takes no arguments besides options: extra'],
       [['create', '--mapping', mappingId, '--name', 'x', '--public'], "Unknown option '--public'"],
     ];
-    for (const [args, message] of cases) {
-      const result = await runKgate(['scopes', ...args], { KGATE_DATA_DIR: dataDir });
+    // They open nothing, so they run at once.
+    const results = await Promise.all(cases.map(([args]) => runKgate(['scopes', ...args], { KGATE_DATA_DIR: dataDir })));
+    for (const [i, [args, message]] of cases.entries()) {
+      const result = results[i]!;
       expect({ args, code: result.code, stdout: result.stdout, message: result.stderr.includes(message), usage: result.stderr.includes('kgate scopes list|create|update|delete') }).toEqual({
         args,
         code: 2,
@@ -158,24 +159,4 @@ describe('kgate scopes', () => {
     expect(result.stdout).toContain('kgate scopes list|create|update|delete --mapping ID');
     expect(result.stdout).not.toContain('kgate import');
   });
-});
-
-// While `kgate serve` holds an embedded data directory, `kgate scopes` runs through it (src/cli/control-channel.ts),
-// and the gateway serves the change at once.
-describe.runIf(TEST_ENGINE === 'pglite')('kgate scopes beside a running embedded gateway', () => {
-  it('creates a scope through the gateway, which lists it over REST at once', async () => {
-    const env = { KGATE_DATA_DIR: await tempDir('scopes-beside') };
-    const serve = await startServe(env);
-    try {
-      await serve.waitForStdout('the first-start banner', (out) => /SERVICE_MCP_TOKEN=kgp_\w{36}\n/.test(out));
-      const owner = singleJson<BootstrapOutput>(await runKgate(['admin', 'bootstrap', '--json'], env));
-      const created = singleJson<ScopeChangeBody>(await runKgate(['scopes', 'create', '--mapping', owner.mappingId, '--name', 'Beside', '--tag', 'pilot', '--json'], env));
-      expect(created).toMatchObject({ applied: true, scope: { name: 'Beside', tags: ['pilot'] } });
-      const response = await fetch(`${serve.url}/api/dev/scopes?mappingId=${owner.mappingId}`, { headers: { authorization: `Bearer ${owner.token}` } });
-      expect(response.status).toBe(200);
-      expect(((await response.json()) as ScopeListBody).scopes).toEqual([created.scope]);
-    } finally {
-      await serve.stop();
-    }
-  }, SLOW_MS);
 });

@@ -1,10 +1,17 @@
 /**
  * `kgate serve` on an empty embedded data directory, as a real child process: the first-start banner, the health
- * probes, the printed token at work, request logs that never hold the token, and a restart that stays quiet.
+ * probes, the printed token at work, request logs that never hold the token, the data directory held until
+ * SIGTERM, data that survives the server, and a restart that stays quiet. One server serves every test in turn.
  * PGlite only: the server bootstraps itself only for the embedded quick start.
  */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupCli, logEntries, startServe, tempDir, type ServeProcess } from './support/cli.ts';
+import type { BootstrapOutput } from '../src/cli/bootstrap-command.ts';
+import { createServices } from '../src/app/services.ts';
+import { LOCK_FILE_NAME } from '../src/db/data-dir-lock.ts';
+import { cleanupCli, installationAt, logEntries, runKgate, singleJson, startServe, tempDir, type ServeProcess } from './support/cli.ts';
+import { exampleNotePaths, notePaths } from './support/cli-vaults.ts';
 import { TEST_ENGINE } from './support/database.ts';
 import { pageBrowser, signInThroughForm } from './support/browser.ts';
 
@@ -14,6 +21,7 @@ const SERVE_TEST_MS = 120_000;
 
 describe.runIf(TEST_ENGINE === 'pglite')('kgate serve on an empty data directory', () => {
   let env: Record<string, string>;
+  let dir: string;
   let serve: ServeProcess;
   let stdout: string;
   let token: string;
@@ -22,7 +30,8 @@ describe.runIf(TEST_ENGINE === 'pglite')('kgate serve on an empty data directory
 
   beforeAll(async () => {
     // No KGATE_BASE_URL and PORT=0: the printed URLs must be the address the server really bound.
-    env = { KGATE_DATA_DIR: await tempDir('serve') };
+    dir = await tempDir('serve');
+    env = { KGATE_DATA_DIR: dir };
     serve = await startServe(env);
     MCP_URL = `${serve.url.replace('//127.0.0.1:', '//localhost:')}/api/mcp`;
     expect(MCP_URL).not.toContain(':0/');
@@ -111,8 +120,30 @@ describe.runIf(TEST_ENGINE === 'pglite')('kgate serve on an empty data directory
     expect(serve.stderr()).not.toContain(token);
   });
 
-  it('stops on SIGTERM and, restarted on the same directory, prints no banner and no token', async () => {
+  it('holds its data directory: a second gateway on it is refused with exit 75, the directory and holder named', async () => {
+    expect(existsSync(join(dir, LOCK_FILE_NAME))).toBe(true);
+    // Other commands go through the running gateway instead (test/cli-beside-gateway.test.ts).
+    const refused = await runKgate(['serve'], env);
+    expect(refused.code).toBe(75);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`The data directory ${resolve(dir)} is in use`);
+    expect(refused.stderr).toMatch(new RegExp(`in use by (kgate )?process ${serve.pid}\\b`));
+  });
+
+  it('stops on SIGTERM with exit 0, releases its data directory, and the data survives', async () => {
     expect(await serve.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(existsSync(join(dir, LOCK_FILE_NAME))).toBe(false);
+
+    const output = singleJson<BootstrapOutput>(await runKgate(['admin', 'bootstrap', '--json'], env));
+    expect(output).toMatchObject({ created: { account: false, vault: false }, seeded: null });
+    const exampleNotes = await exampleNotePaths();
+    await installationAt(dir).withDatabase(async (db) => {
+      expect((await createServices(db).tokens.authenticate(token)).accountId).toBe(output.accountId);
+      expect(await notePaths(db, output.mappingId)).toHaveLength(exampleNotes.length);
+    });
+  }, SERVE_TEST_MS);
+
+  it('restarted on the same directory, prints no banner and no token', async () => {
     const again = await startServe(env);
     try {
       const response = await fetch(`${again.url}/api/account`, { headers: { Authorization: `Bearer ${token}` } });

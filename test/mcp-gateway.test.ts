@@ -42,10 +42,15 @@ describe('MCP gateway at /api/mcp', () => {
         'get_living_synthesis',
         'get_note_content',
         'get_open_questions',
+        'get_published_intelligence_changes',
+        'get_published_intelligence_insights',
+        'get_published_intelligence_state',
+        'get_published_intelligence_timeline',
         'get_relationship_explanation',
         'get_temporal_records',
         'get_vault_schema',
         'get_watch_findings',
+        'list_published_intelligence_sources',
         'list_saved_knowledge_views',
         'list_vaults',
         'open_app_view',
@@ -56,6 +61,7 @@ describe('MCP gateway at /api/mcp', () => {
         'query_graph_relations',
         'query_saved_knowledge_view',
         'search_notes',
+        'search_published_intelligence',
         'translate_canvas',
       ]);
       const readOnly = new Set([
@@ -71,10 +77,15 @@ describe('MCP gateway at /api/mcp', () => {
         'get_living_synthesis',
         'get_note_content',
         'get_open_questions',
+        'get_published_intelligence_changes',
+        'get_published_intelligence_insights',
+        'get_published_intelligence_state',
+        'get_published_intelligence_timeline',
         'get_relationship_explanation',
         'get_temporal_records',
         'get_vault_schema',
         'get_watch_findings',
+        'list_published_intelligence_sources',
         'list_saved_knowledge_views',
         'list_vaults',
         'open_app_view',
@@ -83,6 +94,7 @@ describe('MCP gateway at /api/mcp', () => {
         'query_graph_relations',
         'query_saved_knowledge_view',
         'search_notes',
+        'search_published_intelligence',
         'translate_canvas',
       ]);
       for (const tool of tools) {
@@ -107,6 +119,10 @@ describe('MCP gateway at /api/mcp', () => {
       const missing = await client.callTool({ name: 'get_note_content', arguments: { mappingId: suite.owner.mapping.id, path: 'Inbox/none.md' } });
       expect(missing.isError).toBe(true);
       expect(missing.structuredContent).toMatchObject({ code: 'not_found' });
+      // Published intelligence of a product the owner is not entitled to: a failure the client reads the same way.
+      const unentitled = await client.callTool({ name: 'search_published_intelligence', arguments: { product: 'tutor', asOf: '2025-01-01', question: 'fractions' } });
+      expect(unentitled.isError).toBe(true);
+      expect(unentitled.structuredContent).toMatchObject({ code: 'not_found' });
       await client.close();
     });
   });
@@ -238,6 +254,9 @@ describe('MCP gateway at /api/mcp', () => {
     it('reserves one MCP unit per recognized operation, separately from REST, and never for rejections', async () => {
       const member = await createOwner(suite.gateway.services, 'mcp-usage');
       await suite.gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 3 });
+      // The per-minute window is the wall clock's minute: start well inside one, so that the counts below are of one window.
+      const intoMinute = Date.now() % 60_000;
+      if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
       const used = async () =>
         (await suite.gateway.db.query<{ used: number }>("SELECT used FROM usage_counters WHERE account_id = $1 AND surface = 'mcp' AND period = 'minute'", [member.accountId]))[0]?.used ?? 0;
       await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, {}, null);

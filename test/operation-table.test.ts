@@ -15,6 +15,8 @@ import { httpDependenciesOf } from '../src/app/gateway.ts';
 import { ERROR_CODES } from '../src/kernel/error-codes.ts';
 import { createHttpApp } from '../src/surfaces/gateway/http-app.ts';
 import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation, type AnyOperation } from '../src/surfaces/operations/operation.ts';
+import { BUILT_CAPABILITIES, isCapabilityId } from '../src/domains/runtime/presentation/index.ts';
+import { runtimeCatalogueOf } from '../src/surfaces/product/routes.ts';
 import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { OTHER_NOTE_DEPTHS } from '../src/surfaces/rest/dev-api.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
@@ -68,16 +70,23 @@ describe('the operation table', () => {
       const declared = {
         id: operation.id,
         credentials: operation.credentials.length > 0,
-        scope: ['mcp:read', 'mcp:write'].includes(operation.scope),
+        // `runtime`: served only by the Product Runtime, to service principals, whose scopes its bindings name.
+        scope:
+          ['mcp:read', 'mcp:write'].includes(operation.scope) ||
+          (operation.scope === 'runtime' && operation.credentials.every((kind) => kind === 'service_principal') && (operation.product ?? []).length > 0),
         allowance: operation.allowance,
         idempotency: ['none', 'when-applying', 'always'].includes(operation.idempotency),
         errors: Array.isArray(operation.errors) && operation.errors.every((code) => code in ERROR_CODES),
-        bound: (operation.rest ?? []).length > 0 || operation.mcp !== undefined,
+        bound: (operation.rest ?? []).length > 0 || operation.mcp !== undefined || (operation.product ?? []).length > 0,
         summary: operation.summary.length > 0 && operation.description.length > 0,
       };
       expect(declared).toEqual({ ...declared, credentials: true, scope: true, allowance: 'operation', idempotency: true, errors: true, bound: true, summary: true });
       // A change needs the write scope; a read never takes an idempotency key.
-      if (operation.idempotency !== 'none') expect({ id: operation.id, scope: operation.scope }).toEqual({ id: operation.id, scope: 'mcp:write' });
+      if (operation.idempotency !== 'none' && operation.scope !== 'runtime') {
+        expect({ id: operation.id, scope: operation.scope }).toEqual({ id: operation.id, scope: 'mcp:write' });
+      }
+      // A Product Runtime route is served only to service principals, which the operation must accept.
+      if ((operation.product ?? []).length > 0) expect({ id: operation.id, accepts: operation.credentials.includes('service_principal') }).toEqual({ id: operation.id, accepts: true });
       // Inputs are strict: an undocumented field is refused, never ignored.
       expect({ id: operation.id, strict: operation.input.safeParse({ undocumented: 1 }).error?.issues.some((i) => i.code === 'unrecognized_keys') }).toEqual({
         id: operation.id,
@@ -94,8 +103,16 @@ describe('the operation table', () => {
     for (const op of OPERATIONS.filter((o) => o.scope === 'mcp:read')) expect(op.cost, op.id).toBeUndefined();
   });
 
+  it('serves on the Product Runtime exactly the capabilities the catalogue calls built, each a catalogue id', () => {
+    const served = runtimeCatalogueOf(OPERATIONS).built;
+    for (const capability of served) expect({ capability, known: isCapabilityId(capability) }).toEqual({ capability, known: true });
+    expect([...served].sort()).toEqual([...BUILT_CAPABILITIES].sort());
+  });
+
   it('binds every REST route and MCP tool name to exactly one operation', () => {
     for (const [route, operations] of restBindings(OPERATIONS)) expect({ route, operations: operations.length }).toEqual({ route, operations: 1 });
+    const productRoutes = OPERATIONS.flatMap((operation) => (operation.product ?? []).map((b) => `${b.method} ${b.path}`));
+    expect(new Set(productRoutes).size).toBe(productRoutes.length);
     const tools = OPERATIONS.flatMap((operation) => (operation.mcp ? [operation.mcp.name] : []));
     expect(new Set(tools).size).toBe(tools.length);
   });

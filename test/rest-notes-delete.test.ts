@@ -229,14 +229,14 @@ describe('DELETE /api/dev/notes/:category/:filename', () => {
 
   describe('mapping policy', () => {
     it.each([
-      ['read-only', { readOnly: true }],
-      ['pull-only', { pullOnly: true }],
-    ])('refuses previews and applies on a %s mapping with 403 mapping_read_only', async (_label, flags) => {
+      ['read-only', { readOnly: true }, 'mapping_read_only'],
+      ['pull-only', { pullOnly: true }, 'mapping_pull_only'],
+    ] as const)('refuses previews and applies on a %s mapping with 403 and its own code', async (_label, flags, code) => {
       const caller = await newCaller(suite.gateway, 'delete-read-only');
       const hash = await seedNote(caller, 'old/a.md', 'x');
       await suite.gateway.services.vaults.updateMappingFlags(caller.mappingId, flags);
-      await expectUnchanged(suite.gateway, () => remove(caller, 'old/a.md'), 403, 'mapping_read_only');
-      await expectUnchanged(suite.gateway, () => applyRemove(caller, 'old/a.md', hash), 403, 'mapping_read_only');
+      await expectUnchanged(suite.gateway, () => remove(caller, 'old/a.md'), 403, code);
+      await expectUnchanged(suite.gateway, () => applyRemove(caller, 'old/a.md', hash), 403, code);
     });
   });
 

@@ -370,15 +370,15 @@ describe('POST /api/dev/notes', () => {
 
   describe('mapping policy', () => {
     it.each([
-      ['read-only', { readOnly: true }],
-      ['pull-only', { pullOnly: true }],
-    ])('refuses previews and applies on a %s mapping with 403 mapping_read_only; reads still work', async (_label, flags) => {
+      ['read-only', { readOnly: true }, 'mapping_read_only'],
+      ['pull-only', { pullOnly: true }, 'mapping_pull_only'],
+    ] as const)('refuses previews and applies on a %s mapping with 403 and its own code; reads still work', async (_label, flags, code) => {
       const caller = await newCaller(suite.gateway, 'read-only');
       const hash = await seedNote(caller, 'a/b.md', 'kept');
       await suite.gateway.services.vaults.updateMappingFlags(caller.mappingId, flags);
-      await expectUnchanged(suite.gateway, () => write(caller, { path: 'a/new.md', content: 'x' }), 403, 'mapping_read_only');
-      await expectUnchanged(suite.gateway, () => apply(caller, { path: 'a/new.md', content: 'x' }), 403, 'mapping_read_only');
-      await expectUnchanged(suite.gateway, () => apply(caller, { path: 'a/b.md', content: 'x', expectedHash: hash }), 403, 'mapping_read_only');
+      await expectUnchanged(suite.gateway, () => write(caller, { path: 'a/new.md', content: 'x' }), 403, code);
+      await expectUnchanged(suite.gateway, () => apply(caller, { path: 'a/new.md', content: 'x' }), 403, code);
+      await expectUnchanged(suite.gateway, () => apply(caller, { path: 'a/b.md', content: 'x', expectedHash: hash }), 403, code);
       expectSuccess(await readBack(caller, 'a/b.md'));
     });
 

@@ -121,8 +121,13 @@ describe('applying transactions under idempotency keys and concurrency', () => {
       const fresh = responses.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === null);
       const replayed = responses.filter((r) => r.status === 200 && r.headers.get('idempotent-replayed') === 'true');
       const inFlight = responses.filter((r) => r.status === 409);
-      expect(fresh).toHaveLength(1);
-      expect(replayed.length + inFlight.length).toBe(5);
+      // On failure: every answer, and the server's error lines (a 500's stack is only in the log).
+      const diagnosis = [
+        ...responses.map((r) => `${r.status} ${r.headers.get('idempotent-replayed') ?? ''} ${r.status === 200 ? '' : r.text}`),
+        ...gateway.logs.filter((line) => line.includes('"level":50')),
+      ].join('\n');
+      expect(fresh, diagnosis).toHaveLength(1);
+      expect(replayed.length + inFlight.length, diagnosis).toBe(5);
       for (const r of replayed) expect(r.body).toEqual(fresh[0]!.body);
       for (const r of inFlight) {
         expectProblem(r, 409, 'idempotency_key_in_flight');

@@ -54,7 +54,8 @@ describe('living synthesis and execution traces', () => {
       expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     }
     // Nothing accepts, builds or publishes through MCP.
-    expect(tools.map((t) => t.name).filter((n) => /accept|rebuild|build_|publish/.test(n))).toEqual([]);
+    // Verbs as words of the name: search_published_intelligence reads what was published, it publishes nothing.
+    expect(tools.map((t) => t.name).filter((n) => /(^|_)(accept|rebuild|build|publish)(_|$)/.test(n))).toEqual([]);
   });
 
   it('answers the brief with its review state: unbuilt, then drafts a person built, never trusted until accepted', async () => {

@@ -233,12 +233,18 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
       'apply_note_deletions',
       'apply_note_writes',
       'get_note_content',
+      'get_published_intelligence_changes',
+      'get_published_intelligence_insights',
+      'get_published_intelligence_state',
+      'get_published_intelligence_timeline',
       'get_watch_findings',
+      'list_published_intelligence_sources',
       'list_vaults',
       'preview_note_deletions',
       'preview_note_writes',
       'query_saved_view',
       'search_notes',
+      'search_published_intelligence',
     ]);
     const vaults = await webmcpTool('list_vaults', {});
     expect(vaults.structuredContent.vaults).toEqual(
@@ -342,7 +348,7 @@ describe.skipIf(!available)('the workspace in a real browser', () => {
   it('unregisters the WebMCP tools when the page goes away', async () => {
     await page.goto(`${gateway.baseUrl}/workspace`);
     await expect.poll(() => page.evaluate('document.documentElement.dataset.webmcp')).toBe('ready');
-    expect(await page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(9);
+    expect(await page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(15);
     await page.evaluate(`window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }))`);
     await expect.poll(() => page.evaluate<number>('document.modelContext.getTools().then((tools) => tools.length)')).toBe(0);
   });

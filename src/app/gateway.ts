@@ -8,12 +8,15 @@ import { createMetrics, type Metrics } from '../metrics.ts';
 import { createHttpHandler, prepareHttpHandler, type HttpDependencies } from '../surfaces/gateway/http-app.ts';
 import { metricsHandler } from '../surfaces/gateway/metrics-route.ts';
 import type { AnyOperation } from '../surfaces/operations/operation.ts';
+import { OPERATIONS } from '../surfaces/operations/table.ts';
+import { runtimeCatalogueOf } from '../surfaces/product/routes.ts';
 import { listen, type RunningServer } from '../surfaces/http/listen.ts';
 import type { NodeHandler } from '../surfaces/http/node-exchange.ts';
 import { readinessOf, type OpenedDatabase } from './database.ts';
 import { instrumentDatabase } from './instrumented-database.ts';
 import { searchSnapshotDirOf, searchSnapshotFiles } from './search-snapshots.ts';
 import { startMaintenance } from './maintenance.ts';
+import { providerWiring } from './providers.ts';
 import { createServices, type Services } from './services.ts';
 import { VERSION } from './version.ts';
 
@@ -139,8 +142,18 @@ export function httpDependenciesOf(
       synthesis: services.synthesis,
       traces: services.traces,
       links: { baseUrl: options.baseUrl },
+      runtime: services.runtime,
+      packs: services.packs,
+      media: services.media,
+      educationConnections: services.educationConnections,
+      runtimeCatalogue: runtimeCatalogueOf(options.operations ?? OPERATIONS),
     },
+    runtimeCredentials: services.runtimeCredentials,
+    runtimeAdmin: services.runtimeAdmin,
     vaults: services.vaults,
+    connections: services.connections,
+    remoteMappings: services.remoteMappings,
+    sync: services.sync,
     readiness: readinessOf(db),
     version: VERSION,
     baseUrl: options.baseUrl,
@@ -184,6 +197,8 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     allowPrivateClientMetadata: config.oauth.allowPrivateClientMetadata,
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
     noteCacheBytes: config.noteCacheBytes,
+    providers: providerWiring(config.providers),
+    media: config.media,
     // The embedded database's data directory also keeps search indexes between runs (docs/search.md).
     ...(opened.dataDir !== undefined ? { searchSnapshots: searchSnapshotFiles(searchSnapshotDirOf(opened.dataDir)) } : {}),
   });

@@ -9,12 +9,18 @@ const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 // Units leased for a minute that has ended go back to the month counters within this interval.
 const LEASE_SWEEP_INTERVAL_MS = 60 * 1000;
 
+// Remote mappings due for a sync step are looked for this often; each step is bounded (PROVIDER_BUDGETS.syncStep).
+const SYNC_TICK_MS = 2 * 1000;
+// Mappings stepped per tick, one after another, so that sync never takes more than a share of the process.
+const SYNC_MAPPINGS_PER_TICK = 4;
+
 // The embedded database's statistics are checked this often (the work is one small catalog query when nothing grew).
 const STATISTICS_INTERVAL_MS = 10 * 1000;
 
 /**
  * Starts the periodic housekeeping of a gateway: hourly purges of expired idempotency keys, old usage counters,
- * sessions and OAuth leftovers, the per-minute return of unused leased usage units, and on the embedded database
+ * sessions, OAuth and Product Runtime leftovers (expired tokens and client assertion ids), the per-minute return of unused leased usage units, sync steps of remote mappings
+ * that are due (docs/providers.md), and on the embedded database
  * (which has no autovacuum) fresh planner statistics for tables that grew. Returns the timers to clear.
  */
 export function startMaintenance(services: Services, logger: Logger, db?: Database): NodeJS.Timeout[] {
@@ -26,6 +32,10 @@ export function startMaintenance(services: Services, logger: Logger, db?: Databa
       services.oauth.purgeExpired(),
       services.notes.purgePreviewReceipts(),
       services.proposals.expireDue(),
+      services.connections.purgeAuthorizations(),
+      services.runtimeCredentials.purgeExpired(),
+      services.media.sweepAbandoned(),
+      services.educationConnections.purgeExpired(),
     ]).catch((error: unknown) =>
       logger.warn({ err: error }, 'maintenance failed'),
     );
@@ -33,7 +43,22 @@ export function startMaintenance(services: Services, logger: Logger, db?: Databa
   const sweep = setInterval(() => {
     services.usage.releaseLeases({ expiredOnly: true }).catch((error: unknown) => logger.warn({ err: error }, 'returning usage leases failed'));
   }, LEASE_SWEEP_INTERVAL_MS);
-  const timers = [purge, sweep];
+  let syncing = false;
+  const sync = setInterval(() => {
+    if (syncing) return;
+    syncing = true;
+    services.sync
+      .runDueSyncs({ limit: SYNC_MAPPINGS_PER_TICK })
+      .then((results) => {
+        for (const result of results) {
+          if (result.error !== undefined) logger.warn({ err: result.error, mappingId: result.mappingId }, 'sync step failed');
+          else if (result.outcome?.error) logger.info({ mappingId: result.mappingId, code: result.outcome.error.code }, 'sync step ended with a provider error');
+        }
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'looking for due syncs failed'))
+      .finally(() => (syncing = false));
+  }, SYNC_TICK_MS);
+  const timers = [purge, sweep, sync];
   if (db?.engine === 'pglite') {
     let running = false;
     timers.push(

@@ -3,7 +3,18 @@ import { createAccountsService, type AccountsService } from '../domains/accounts
 import { createGraphService, type GraphService } from '../domains/graph/index.ts';
 import { createIdempotencyService, type IdempotencyService } from '../domains/idempotency/index.ts';
 import { createKnowledgeService, type KnowledgeService } from '../domains/knowledge/index.ts';
-import { DEFAULT_NOTE_CACHE_BYTES, createNoteBodyCache, type NoteBodyCache, type NotesService } from '../domains/notes/index.ts';
+import { DEFAULT_NOTE_CACHE_BYTES, createNoteBodyCache, createNoteMirror, type NoteBodyCache, type NoteChangeObserver, type NotesService } from '../domains/notes/index.ts';
+import {
+  createConnectionsService,
+  createRemoteMappingsService,
+  createRemoteNotes,
+  createSyncService,
+  type ConnectionsService,
+  type RemoteMappingsService,
+  type SyncService,
+} from '../domains/providers/index.ts';
+import { ADAPTERS, type ProviderWiring } from './providers.ts';
+import { createProviderHttp } from './provider-http.ts';
 import { createNotesService } from '../domains/notes/index.ts';
 import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, type OAuthService } from '../domains/oauth/index.ts';
 import { createOnboardingService, type OnboardingService } from '../domains/onboarding/index.ts';
@@ -11,6 +22,14 @@ import { createProposalsService, type ProposalsService } from '../domains/propos
 import { createProvenanceService, type ProvenanceService } from '../domains/provenance/index.ts';
 import { createSearchPageCache, createSearchService, type SearchIndexSnapshots, type SearchService } from '../domains/search/index.ts';
 import { createScopesService, type ScopesService } from '../domains/scopes/index.ts';
+import { createRuntimeService, type RuntimeService } from '../domains/runtime/index.ts';
+import { createPacksService, type PacksService } from '../domains/packs/index.ts';
+import { createEducationConnectionsService, type EducationConnectionsService } from '../domains/education/index.ts';
+import type { MediaConfig } from '../config-media.ts';
+import type { MediaService } from '../domains/media/index.ts';
+import { mediaServiceOf } from './media.ts';
+import { createRuntimeAdminService, type RuntimeAdminService } from '../domains/runtime/admin/index.ts';
+import { createRuntimeCredentialsService, type RuntimeCredentialsService } from '../domains/runtime/credentials/index.ts';
 import { createSessionsService, type SessionsService } from '../domains/sessions/index.ts';
 import { createSynthesisService, type SynthesisService } from '../domains/synthesis/index.ts';
 import { createTracesService, type TracesService } from '../domains/traces/index.ts';
@@ -57,6 +76,24 @@ export interface Services {
   traces: TracesService;
   sessions: SessionsService;
   oauth: OAuthService;
+  /** Accounts' connections to Google Drive, Dropbox and GitHub (docs/providers.md). */
+  connections: ConnectionsService;
+  /** Creating remote mappings under those connections. */
+  remoteMappings: RemoteMappingsService;
+  /** Synchronization of remote mappings into their copies. */
+  sync: SyncService;
+  /** The Product Runtime's chain, scopes and shared memory for service principals (docs/runtime.md). */
+  runtime: RuntimeService;
+  /** Published intelligence packs: publishing, and the six tools' answers by product entitlement (docs/packs.md). */
+  packs: PacksService;
+  /** Product installations' delegated Google connections: Drive and Classroom round trips (docs/education.md). */
+  educationConnections: EducationConnectionsService;
+  /** Service principals, their client credentials and the client credentials grant. */
+  runtimeCredentials: RuntimeCredentialsService;
+  /** Organizations, products, installations, workspace assignments, vault grants and memory decisions. */
+  runtimeAdmin: RuntimeAdminService;
+  /** Private audio media of product installations, within each organization's storage ceiling (docs/education.md). */
+  media: MediaService;
   /**
    * Resolved credentials in memory (personal access tokens, OAuth access tokens); enabled only by a gateway that
    * listens for credential notifications.
@@ -84,6 +121,10 @@ export interface ServiceOptions {
   noteCacheBytes?: number;
   /** Where search indexes are stored between runs (the embedded data directory); none: built at first search. */
   searchSnapshots?: SearchIndexSnapshots;
+  /** Providers' OAuth applications, token keys and addresses (app/providers.ts); none: no provider can be connected. */
+  providers?: ProviderWiring;
+  /** Where private media is kept; none: in the database. */
+  media?: MediaConfig;
 }
 
 /** Wires every domain service over one database. */
@@ -106,16 +147,44 @@ export function createServices(
   const idempotency = createIdempotencyService(db);
   const knowledge = createKnowledgeService(db, clock);
   const views = createViewsService(db, clock);
+  // Watches run on the knowledge the change compiled, in its transaction: their findings commit with it or not at all.
+  const observeChanges: NoteChangeObserver = async (sql, vaultId, transitions) => {
+    const changes = await knowledge.recordChanges(sql, vaultId, transitions);
+    await views.evaluate(sql, vaultId, transitions.map((t) => t.path));
+    return changes;
+  };
+  const onContentChanged = (vaultId: string) => authorityCache.forgetVault(vaultId);
+  const providers = options.providers ?? { kinds: {}, sealer: undefined, allowPrivate: false, syncIntervalMs: 60_000 };
+  const providerHttp = createProviderHttp({ allowPrivateAddresses: providers.allowPrivate, allowInsecureHttp: providers.allowPrivate });
+  const forgetMappings = (ids: readonly string[]) => ids.forEach((id) => authorityCache.forgetMapping(id));
+  const connections = createConnectionsService({
+    db,
+    adapters: ADAPTERS,
+    http: providerHttp,
+    kinds: providers.kinds,
+    sealer: providers.sealer,
+    redirectUri: (kind) => `${options.publicBase()}/account/connections/${kind}/callback`,
+    clock,
+    onMappingsChanged: forgetMappings,
+  });
+  // Remote notes are copied into their mapping's vault with the same hooks as every other note write.
+  const mirror = createNoteMirror({ onContentChanged, observeChanges });
   const notes = createNotesService(db, vaults, {
     bodies: noteBodies,
-    onContentChanged: (vaultId) => authorityCache.forgetVault(vaultId),
-    // Watches run on the knowledge the change compiled, in its transaction: their findings commit with it or not at all.
-    observeChanges: async (sql, vaultId, transitions) => {
-      const changes = await knowledge.recordChanges(sql, vaultId, transitions);
-      await views.evaluate(sql, vaultId, transitions.map((t) => t.path));
-      return changes;
-    },
+    onContentChanged,
+    observeChanges,
+    remote: createRemoteNotes({ db, adapters: ADAPTERS, callFor: connections.callFor, mirror }),
   });
+  const sync = createSyncService({
+    db,
+    adapters: ADAPTERS,
+    callFor: connections.callFor,
+    mirror,
+    clock,
+    settings: { pollIntervalMs: providers.syncIntervalMs },
+    onMappingChanged: (id) => forgetMappings([id]),
+  });
+  const remoteMappings = createRemoteMappingsService({ db, vaults, connections, adapters: ADAPTERS });
   const tokens = createTokensService(db, clock, credentialCache);
   const onboarding = createOnboardingService({ db, accounts, workspaces, vaults, tokens });
   const usage = createUsageService(db);
@@ -134,10 +203,29 @@ export function createServices(
   const oauth = createOAuthService(db, clock, {
     issuer: options.publicBase,
     resource: () => `${options.publicBase()}/api/mcp`,
+    // The product-only endpoint (spec 4.4): a client may ask for tokens good only there.
+    narrowResources: () => [`${options.publicBase()}/api/intelligence/mcp`],
     fetchClientMetadata:
       options.fetchClientMetadata ?? createGuardedFetch({ allowPrivateAddresses: options.allowPrivateClientMetadata ?? false }),
     cache: oauthCache,
   });
+  const runtimeCredentials = createRuntimeCredentialsService(db, {
+    clock,
+    tokenEndpointUrl: () => `${options.publicBase()}/api/product/v1/oauth/token`,
+  });
+  const runtime = createRuntimeService(db, { credentials: runtimeCredentials, scopes });
+  const runtimeAdmin = createRuntimeAdminService(db, { accounts, workspaces, vaults, clock });
+  const packs = createPacksService(db, clock);
+  const educationConnections = createEducationConnectionsService({
+    db,
+    clock,
+    http: providerHttp,
+    sealer: providers.sealer,
+    // Google's OAuth application is the Drive one; its callback for products is registered as a second redirect URI.
+    google: providers.kinds.drive ? { ...providers.kinds.drive, classroomApi: providers.classroomApi ?? 'https://classroom.googleapis.com' } : undefined,
+    callbackUrl: () => `${options.publicBase()}/api/product/v1/connections/google/oauth/callback`,
+  });
+  const media = mediaServiceOf(options.media ?? { store: 'database' }, db, clock);
   const caches = {
     personal_access_tokens: credentialCache,
     oauth_access_tokens: oauthCache,
@@ -166,6 +254,15 @@ export function createServices(
     traces,
     sessions,
     oauth,
+    connections,
+    remoteMappings,
+    sync,
+    runtime,
+    runtimeCredentials,
+    runtimeAdmin,
+    packs,
+    media,
+    educationConnections,
     credentialCaches,
     authorityCache,
     noteBodies,

@@ -7,10 +7,10 @@ import { runInGateway, type CliConsole, type GatewayRuntime } from './console.ts
 /**
  * The control channel of a running embedded gateway (docs/operations.md, "The command line beside the gateway").
  * PGlite allows one process per data directory, so while `kgate serve` holds it, `kgate import`, `export`, `token`,
- * `admin` and `scopes` cannot open the database themselves. Instead they send their command line over a Unix socket in the
- * data directory, and the gateway runs it with the same code and its own services: the same checks, the same
- * provenance, and caches that see the change at once. The socket is readable and writable by the directory's
- * owner only (mode 0600), which is who may run these commands against the directory anyway.
+ * `admin`, `scopes`, `runtime` and `packs` cannot open the database themselves. Instead they send their command line
+ * over a Unix socket in the data directory, and the gateway runs it with the same code and its own services: the
+ * same checks, the same provenance, and caches that see the change at once. The socket is readable and writable by
+ * the directory's owner only (mode 0600), which is who may run these commands against the directory anyway.
  *
  * Protocol, JSON lines: the client sends `{"argv": [...], "cwd": "...", "tty": bool, "stdin": string | null}`; the
  * gateway answers `{"stdout": text}` and `{"stderr": text}` lines as the command writes, then `{"exit": code}`.
@@ -22,7 +22,7 @@ export function controlSocketPath(dataDir: string): string {
 }
 
 /** Commands the channel runs; `serve` is not one of them. */
-const CHANNEL_COMMANDS = new Set(['import', 'export', 'token', 'admin', 'scopes']);
+const CHANNEL_COMMANDS = new Set(['import', 'export', 'token', 'admin', 'scopes', 'runtime', 'packs']);
 /** The request line is small (a command line and maybe a password): anything longer is refused. */
 const MAX_REQUEST_BYTES = 64 * 1024;
 // Unix socket paths are limited to about 107 bytes on Linux.
@@ -102,7 +102,7 @@ export async function startControlChannel(
       if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
     };
     if (!request || !CHANNEL_COMMANDS.has(request.argv[0]!)) {
-      send({ stderr: 'kgate: the gateway runs import, export, token, admin and scopes commands only, each as one request line of at most 64 KiB\n' });
+      send({ stderr: 'kgate: the gateway runs packs, import, export, token, admin, scopes and runtime commands only, each as one request line of at most 64 KiB\n' });
       socket.end(`${JSON.stringify({ exit: 2 })}\n`);
       return;
     }

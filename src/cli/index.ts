@@ -25,6 +25,29 @@ const COMMAND_USAGE: Record<string, string> = {
                       [--minimum-role owner|admin|editor|viewer] [--agents | --no-agents]
                       [--clear-prefixes] [--clear-tags] [--dry-run] [--json]
                                                 manage a mapping's context scopes as its owner`,
+  'runtime org': `  kgate runtime org create --slug S --name N --admin EMAIL
+  kgate runtime org settings S [--api-operations-per-month N|blank] [--intelligence-budget-microdollars N|blank]
+                      [--max-concurrent-intelligence N|blank] [--media-storage-bytes N|blank]
+  kgate runtime org suspend|resume S
+  kgate runtime org admin add|remove S EMAIL
+  kgate runtime org list                        Product Runtime organizations (each takes --json)`,
+  'runtime product': `  kgate runtime product create --org S --slug P --name N [--domain-pack education] [--return-origin URL]...
+  kgate runtime product retire P                Product Runtime products (each takes --json)`,
+  'runtime principal': `  kgate runtime principal create --installation ID --name N --scope S [--scope S]... --as EMAIL
+  kgate runtime principal list --installation ID --as EMAIL
+  kgate runtime principal revoke PRINCIPAL_ID --as EMAIL
+                                                service principals, as an admin of their organization (each takes --json)`,
+  'runtime secret': `  kgate runtime secret add PRINCIPAL_ID --as EMAIL
+                                                a client secret, shown once (client id and secret)
+  kgate runtime secret revoke CREDENTIAL_ID --as EMAIL`,
+  'runtime key': `  kgate runtime key add PRINCIPAL_ID --jwk FILE [--kid KID] --as EMAIL
+                                                a public JWK for private_key_jwt (at most 16 KiB)
+  kgate runtime key revoke CREDENTIAL_ID --as EMAIL`,
+  'runtime credentials': `  kgate runtime credentials list PRINCIPAL_ID --as EMAIL
+                                                a principal's credentials, never a secret (each takes --json)`,
+  'packs publish': `  kgate packs publish DIR [--as EMAIL] [--json]
+                                                publish a pack folder (docs/packs.md) as the operator, or as an
+                                                admin of the product's organization`,
   import: '  kgate import DIR --mapping ID [--dry-run] [--json]',
   export: '  kgate export --mapping ID DIR [--force] [--json]',
 };
@@ -79,6 +102,10 @@ export async function runCli(argv: string[], start: CliStart = {}): Promise<numb
         return await (await import('./account-commands.ts')).tokenCommand(sub, rest);
       case 'scopes':
         return await (await import('./scope-commands.ts')).scopesCommand(sub, rest);
+      case 'runtime':
+        return await (await import('./runtime-commands.ts')).runtimeCommand(sub, rest);
+      case 'packs':
+        return await (await import('./packs-commands.ts')).packsCommand(sub, rest);
       case 'import':
         return await (await import('./commands.ts')).importCommand(argv.slice(1));
       case 'export':

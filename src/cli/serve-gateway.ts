@@ -41,13 +41,13 @@ export async function runGateway(
     await gateway.stop();
     throw error;
   }
-  // The command line beside the gateway: import, export, token, admin and scopes run through it (control-channel.ts).
+  // The command line beside the gateway: import, export, token, admin, scopes, runtime and packs run through it (control-channel.ts).
   let channel: ControlChannel | undefined;
   if (opened.dataDir !== undefined) {
     channel = await startControlChannel(opened.dataDir, { config, services: gateway.services }, runCommand, (command) =>
       logger.info({ command: `kgate ${command}` }, 'command from the control channel'),
     ).catch((error: unknown) => {
-      logger.warn({ err: error }, 'no control channel: kgate import, export, token, admin and scopes wait until the gateway stops');
+      logger.warn({ err: error }, 'no control channel: kgate import, export, token, admin, scopes, runtime and packs wait until the gateway stops');
       return undefined;
     });
   }

@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TEST_ENGINE } from '../../test/support/database.ts';
 import { openPglite } from './pglite.ts';
+import { seedFromTemplate } from './pglite-template.ts';
 import { DatabaseThread, PgliteError } from './pglite-thread.ts';
 import type { Database } from './port.ts';
 
@@ -14,7 +15,9 @@ describe.runIf(TEST_ENGINE === 'pglite')('the embedded database thread', () => {
   let db: Database & { dump(): Promise<Blob> };
 
   beforeAll(async () => {
-    db = await openPglite();
+    // The suite's migrated template (test/support/setup-pglite.ts) rather than an initdb of an empty database, which
+    // costs seconds more; these tests use only their own table.
+    db = await openPglite({ loadDataDir: new Blob([await readFile(inject('pgliteTemplate'))]) });
     await db.exec('CREATE TABLE t (id int8 PRIMARY KEY, at timestamptz, doc jsonb, n numeric)');
   });
   afterAll(() => db.close());
@@ -107,12 +110,15 @@ describe.runIf(TEST_ENGINE === 'pglite')('a database directory', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('keeps what was committed across a close and a reopen, and refuses calls once closed', async () => {
-    const first = await openPglite({ dataDir: dir });
+    // A directory copied from the migrated template, as the gateway starts one, rather than an initdb in place (the
+    // first open of an empty directory, which src/db/pglite-template.test.ts goes through).
+    await seedFromTemplate(join(dir, 'db'));
+    const first = await openPglite({ dataDir: join(dir, 'db') });
     await first.exec('CREATE TABLE kept (v text)');
     await first.query("INSERT INTO kept VALUES ('still here')");
     await first.close();
     await expect(first.query('SELECT 1')).rejects.toThrow('closed');
-    const second = await openPglite({ dataDir: dir });
+    const second = await openPglite({ dataDir: join(dir, 'db') });
     try {
       expect(await second.query('SELECT v FROM kept')).toEqual([{ v: 'still here' }]);
     } finally {

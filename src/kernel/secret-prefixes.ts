@@ -8,6 +8,8 @@ export const SECRET_PREFIXES = {
   oauthRefreshToken: 'kgrt_',
   authorizationCode: 'kgac_',
   webSession: 'kgs_',
+  runtimeAccessToken: 'kgrp_',
+  runtimeClientSecret: 'kgcs_',
 } as const;
 
 const ANY_PREFIX = new RegExp(Object.values(SECRET_PREFIXES).join('|'), 'i');

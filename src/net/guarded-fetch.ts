@@ -1,7 +1,8 @@
 import { lookup as systemLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import type { IncomingMessage } from 'node:http';
-import { request } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
@@ -27,6 +28,8 @@ export interface GuardedFetchOptions {
    * dns.lookup.
    */
   lookup?: typeof systemLookup;
+  /** Allow plain `http:` URLs (local fakes of outside services in development and tests only). Default false. */
+  allowInsecureHttp?: boolean;
 }
 
 /** A completed, non-redirect response. Header names are lower-case; repeated headers are joined with ', '. */
@@ -61,6 +64,18 @@ export class GuardedFetchError extends Error {
 /** Fetches one URL with GET; rejects with {@link GuardedFetchError}. */
 export type GuardedFetch = (url: string, init?: { accept?: string }) => Promise<GuardedResponse>;
 
+/** One request of {@link GuardedRequest}. Header names lower-case; `maxBytes` may only lower the limit. */
+export interface GuardedRequestInit {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  maxBytes?: number;
+}
+
+/** Sends one request with any method and body under the same guards as {@link GuardedFetch}. */
+export type GuardedRequest = (init: GuardedRequestInit) => Promise<GuardedResponse>;
+
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BYTES = 64 * 1024;
 // Long enough for any sensible document URL; bounds what we parse and log.
@@ -69,6 +84,16 @@ const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Builds a fetch function with the given limits. Invalid limits throw at construction, not per request. */
 export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
+  const send = createGuardedRequest(options);
+  return (url, init) => send({ method: 'GET', url, headers: { accept: init?.accept ?? 'application/json' } });
+}
+
+/**
+ * Builds a request function for calls to outside services whose addresses come from settings (cloud providers):
+ * the same guards as {@link createGuardedFetch} (public addresses only unless configured, bounded time, size and
+ * header size, no redirects, no pooled sockets), with any method, headers and body.
+ */
+export function createGuardedRequest(options: GuardedFetchOptions = {}): GuardedRequest {
   const settings: Settings = {
     allowPrivate: options.allowPrivateAddresses === true,
     timeoutMs: positiveLimit(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs'),
@@ -76,14 +101,16 @@ export function createGuardedFetch(options: GuardedFetchOptions = {}): GuardedFe
     // `ca` replaces Node's trust store rather than adding to it, so the public roots are put back explicitly.
     ca: options.ca === undefined ? undefined : [...rootCertificates, ...[options.ca].flat()],
     lookup: checkedLookup(options.lookup ?? systemLookup, options.allowPrivateAddresses === true),
+    allowHttp: options.allowInsecureHttp === true,
   };
-  return async (url, init) => {
-    const target = parseTarget(url);
+  return async (init) => {
+    const target = parseTarget(init.url, settings.allowHttp);
     // Node skips `lookup` for IP-literal hosts, so literals are judged here, before any socket exists.
     if (!settings.allowPrivate && isIP(target.hostname) !== 0 && !isPublicAddress(target.hostname)) {
       throw new GuardedFetchError('blocked_address', 'target address is not public');
     }
-    return send(target, init?.accept ?? 'application/json', settings);
+    const maxBytes = init.maxBytes === undefined ? settings.maxBytes : Math.min(settings.maxBytes, init.maxBytes);
+    return send(target, init, { ...settings, maxBytes });
   };
 }
 
@@ -137,9 +164,11 @@ interface Settings {
   maxBytes: number;
   ca: Array<string | Buffer> | undefined;
   lookup: LookupFunction;
+  allowHttp: boolean;
 }
 
 interface Target {
+  secure: boolean;
   hostname: string;
   port: number;
   path: string;
@@ -150,7 +179,7 @@ function positiveLimit(value: number, name: string): number {
   return value;
 }
 
-function parseTarget(raw: string): Target {
+function parseTarget(raw: string, allowHttp: boolean): Target {
   if (raw.length > MAX_URL_LENGTH) throw new GuardedFetchError('invalid_url', 'URL is too long');
   let url: URL;
   try {
@@ -158,14 +187,16 @@ function parseTarget(raw: string): Target {
   } catch {
     throw new GuardedFetchError('invalid_url', 'URL is not valid');
   }
-  if (url.protocol !== 'https:') throw new GuardedFetchError('invalid_url', 'URL must use https');
+  const secure = url.protocol === 'https:';
+  if (!secure && !(allowHttp && url.protocol === 'http:')) throw new GuardedFetchError('invalid_url', 'URL must use https');
   if (url.username !== '' || url.password !== '') {
     throw new GuardedFetchError('invalid_url', 'URL must not contain credentials');
   }
   // The WHATWG parser has already normalised numeric hosts (2130706433, 0x7f.1) to dotted IPv4.
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (hostname === '') throw new GuardedFetchError('invalid_url', 'URL has no host');
-  return { hostname, port: url.port === '' ? 443 : Number(url.port), path: `${url.pathname}${url.search}` };
+  const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+  return { secure, hostname, port, path: `${url.pathname}${url.search}` };
 }
 
 /**
@@ -196,16 +227,25 @@ function checkedLookup(resolve: typeof systemLookup, allowPrivate: boolean): Loo
   };
 }
 
-function send(target: Target, accept: string, settings: Settings): Promise<GuardedResponse> {
+function send(target: Target, init: GuardedRequestInit, settings: Settings): Promise<GuardedResponse> {
   return new Promise((resolve, reject) => {
     let settled = false;
+    const request = target.secure ? httpsRequest : httpRequest;
+    const body = init.body === undefined ? undefined : typeof init.body === 'string' ? Buffer.from(init.body, 'utf8') : init.body;
     const req = request({
-      method: 'GET',
+      method: init.method,
       hostname: target.hostname,
       port: target.port,
       path: target.path,
-      // No cookies, no credentials: only what a document fetch needs. Identity encoding keeps maxBytes honest.
-      headers: { accept, 'user-agent': 'kgate', 'accept-encoding': 'identity', connection: 'close' },
+      // No cookies: only the caller's headers. Identity encoding keeps maxBytes honest.
+      headers: {
+        accept: 'application/json',
+        ...init.headers,
+        'user-agent': 'kgate',
+        'accept-encoding': 'identity',
+        connection: 'close',
+        ...(body === undefined ? {} : { 'content-length': String(body.byteLength) }),
+      },
       // A fresh agent per request: no pooled socket can carry a connection made under other rules.
       agent: false,
       lookup: settings.lookup,
@@ -261,7 +301,7 @@ function send(target: Target, accept: string, settings: Settings): Promise<Guard
 
     req.on('response', receive);
     req.on('error', (error) => fail(networkError(error)));
-    req.end();
+    req.end(body);
   });
 }
 

@@ -1,16 +1,17 @@
 /**
  * Runs the real `kgate` command as a child process (`node bin/kgate.js ...`) and gives tests an installation to
  * run it against: a fresh PGlite data directory, or a fresh migrated PostgreSQL database on the postgres project.
- * Every child, installation and temp folder made here is cleaned up by `cleanupCli()` (call it in afterAll).
+ * Every child, installation, database held open and temp folder made here is cleaned up by `cleanupCli()` (call it
+ * in afterAll).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/port.ts';
-import { openDatabase } from '../../src/app/database.ts';
+import { openDatabase, type OpenedDatabase } from '../../src/app/database.ts';
 import { openTestDatabase, TEST_ENGINE } from './database.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -38,6 +39,41 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
+/**
+ * Embedded databases the test process holds open between checks, by data directory. Opening one costs a database
+ * thread and a compile of PostgreSQL's WebAssembly (about 1.3 s of CPU), so consecutive checks with no child between
+ * them share one opening; a child on the directory would find it locked, so it is closed before one starts.
+ */
+const held = new Map<string, { opened: Promise<OpenedDatabase>; idle: Promise<unknown> }>();
+
+/** Closes the database the tests hold open on `dataDir`, if any, once the checks running on it have finished. */
+async function releaseDataDir(dataDir: string): Promise<void> {
+  const key = resolve(dataDir);
+  const entry = held.get(key);
+  if (!entry) return;
+  held.delete(key);
+  await entry.idle;
+  const opened = await entry.opened.catch(() => undefined);
+  await opened?.close();
+}
+
+/** Runs `work` on the held database of `dataDir`, opening it first when it is not held. */
+function withHeldDatabase<T>(dataDir: string, work: (db: Database) => Promise<T>): Promise<T> {
+  const key = resolve(dataDir);
+  let entry = held.get(key);
+  if (!entry) {
+    const opened = openDatabase(loadConfig({ KGATE_DATA_DIR: dataDir }), 'kgate test');
+    const created = { opened, idle: Promise.resolve() as Promise<unknown> };
+    held.set(key, created);
+    // An opening that failed (a gateway holds the directory) is not kept: the next check tries again.
+    void opened.catch(() => held.get(key) === created && held.delete(key));
+    entry = created;
+  }
+  const run = entry.opened.then((opened) => work(opened.db));
+  entry.idle = Promise.all([entry.idle, run.catch(() => undefined)]);
+  return run;
+}
+
 function spawnKgate(args: string[], env: Record<string, string>, input?: string): ChildProcess {
   const child = spawn(process.execPath, [KGATE, ...args], {
     cwd: REPO_ROOT,
@@ -50,13 +86,17 @@ function spawnKgate(args: string[], env: Record<string, string>, input?: string)
   return child;
 }
 
-/** Runs `kgate <args>` to completion with exactly `env` (plus PATH/HOME); killed after `timeoutMs`. */
-export function runKgate(
+/**
+ * Runs `kgate <args>` to completion with exactly `env` (plus PATH/HOME); killed after `timeoutMs`. A database the
+ * tests hold open on env's KGATE_DATA_DIR is closed first.
+ */
+export async function runKgate(
   args: string[],
   env: Record<string, string>,
   options: { timeoutMs?: number; input?: string } = {},
 ): Promise<CliResult> {
   const timeoutMs = options.timeoutMs ?? 90_000;
+  if (env.KGATE_DATA_DIR !== undefined) await releaseDataDir(env.KGATE_DATA_DIR);
   return new Promise((resolve, reject) => {
     const child = spawnKgate(args, env, options.input);
     let stdout = '';
@@ -119,8 +159,12 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `kgate serve` on a free port (PORT=0) and resolves once it logs "kgate listening". */
+/**
+ * Starts `kgate serve` on a free port (PORT=0) and resolves once it logs "kgate listening". A database the tests
+ * hold open on env's KGATE_DATA_DIR is closed first.
+ */
 export async function startServe(env: Record<string, string>, timeoutMs = 60_000): Promise<ServeProcess> {
+  if (env.KGATE_DATA_DIR !== undefined) await releaseDataDir(env.KGATE_DATA_DIR);
   const child = spawnKgate(['serve'], { PORT: '0', ...env });
   let stdout = '';
   let stderr = '';
@@ -162,8 +206,9 @@ export interface Installation {
   /** What a child needs to use this installation: KGATE_DATA_DIR (pglite) or DATABASE_URL (postgres). */
   env: Record<string, string>;
   /**
-   * Runs `work` on the installation's database. On PGlite this opens the data directory (no child may be
-   * running on it) and closes it afterwards, releasing the lock; on PostgreSQL it uses an open pool.
+   * Runs `work` on the installation's database. On PGlite this opens the data directory (no child may be running
+   * on it) and keeps it open for the next check, until a child is started on it (runKgate, startServe) or
+   * `cleanupCli` runs; on PostgreSQL it uses an open pool.
    */
   withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -173,15 +218,8 @@ export interface Installation {
 export function installationAt(dataDir: string): Installation {
   return {
     env: { KGATE_DATA_DIR: dataDir },
-    async withDatabase(work) {
-      const opened = await openDatabase(loadConfig({ KGATE_DATA_DIR: dataDir }), 'kgate test');
-      try {
-        return await work(opened.db);
-      } finally {
-        await opened.close();
-      }
-    },
-    close: () => Promise.resolve(),
+    withDatabase: (work) => withHeldDatabase(dataDir, work),
+    close: () => releaseDataDir(dataDir),
   };
 }
 
@@ -214,7 +252,7 @@ export async function listFiles(root: string): Promise<string[]> {
     .sort();
 }
 
-/** Kills every child still running, closes installations and removes temp folders. */
+/** Kills every child still running, closes installations and held databases, and removes temp folders. */
 export async function cleanupCli(): Promise<void> {
   await Promise.all(
     [...children].map(
@@ -227,6 +265,7 @@ export async function cleanupCli(): Promise<void> {
   );
   for (const installation of installations) await installation.close();
   installations.clear();
+  for (const dataDir of [...held.keys()]) await releaseDataDir(dataDir);
   for (const dir of tempDirs) await rm(dir, { recursive: true, force: true });
   tempDirs.clear();
 }

@@ -44,6 +44,10 @@ export interface IdempotentCommit {
   readonly sql: Sql;
   /** The idempotency key the outcome is stored under (recorded with each provenance event). */
   readonly key: string;
+  /** Whose key it is (`account:<id>`): with `key`, what names the request across retries. */
+  readonly scope?: string;
+  /** What the request's stage did before this transaction opened (IdempotencyService.runStaged). */
+  readonly staged?: unknown;
 }
 
 /** What running work under a key produced: the work's fresh value, or the stored outcome of an earlier identical request. */

@@ -18,6 +18,11 @@ import * as store from './store.ts';
 /** What identifies one request for idempotency: who sends it, its key, the operation and its validated input. */
 export interface IdempotentRequest {
   accountId: string;
+  /**
+   * Whose keys these are when not the account's own: a product's service principal acts for a customer account, and
+   * its keys are its own, so that two products of one customer (or the customer's scripts) never collide.
+   */
+  principalScope?: string;
   key: string;
   operation: string;
   input: unknown;
@@ -39,6 +44,17 @@ export interface IdempotencyService {
    */
   run<T>(request: IdempotentRequest, work: (commit: IdempotentCommit) => Promise<T>): Promise<IdempotentOutcome<T>>;
   /**
+   * `run` with a stage before the transaction: once the key is claimed, `stage` runs outside any database
+   * transaction (a provider write over HTTP must not hold one open: on PGlite it would stall every other query),
+   * then `work` runs in the transaction with what the stage returned, and the outcome is stored with it. A stage
+   * failure is stored or releases the key exactly as a failure of `work` would.
+   */
+  runStaged<S, T>(
+    request: IdempotentRequest,
+    stage: (claim: { scope: string; key: string }) => Promise<S>,
+    work: (commit: IdempotentCommit, staged: S) => Promise<T>,
+  ): Promise<IdempotentOutcome<T>>;
+  /**
    * `run` for work that may share its transaction with concurrent work of its lane (group commit, see SharedWork):
    * the work waits for its group, whose transaction claims the key, runs the work and stores its outcome. A key held
    * or finished by another request goes the way of `run` (in flight, reused, replay). Outcomes are stored and
@@ -50,10 +66,10 @@ export interface IdempotencyService {
   purgeExpired(): Promise<number>;
 }
 
-/** The claim of a request: keys are scoped to the account, so two accounts never share one. */
+/** The claim of a request: keys are scoped to the account (or to the service principal acting for it), so two never share one. */
 export function claimOf(request: IdempotentRequest): IdempotencyClaim {
   return {
-    scope: `account:${request.accountId}`,
+    scope: request.principalScope ?? `account:${request.accountId}`,
     key: request.key,
     operation: request.operation,
     fingerprint: requestFingerprint(request.operation, request.input),
@@ -83,10 +99,11 @@ export function createIdempotencyService(db: Database): IdempotencyService {
     throw inFlight();
   }
 
-  const runAlone = async <T>(claim: IdempotencyClaim, work: (commit: IdempotentCommit) => Promise<T>): Promise<T> => {
+  const runAlone = async <T>(claim: IdempotencyClaim, work: (commit: IdempotentCommit) => Promise<T>, stage?: () => Promise<unknown>): Promise<T> => {
     try {
+      const staged = stage ? await stage() : undefined;
       return await db.transaction(async (sql) => {
-        const result = await work({ sql, key: claim.key });
+        const result = await work({ sql, key: claim.key, scope: claim.scope, staged });
         await store.completeKey(sql, claim.scope, claim.key, { kind: 'result', value: result });
         return result;
       });
@@ -108,6 +125,16 @@ export function createIdempotencyService(db: Database): IdempotencyService {
       const begun = await begin(claim);
       if (begun.kind === 'replay') return { replayed: true, outcome: begun.outcome };
       return { replayed: false, value: await runAlone(claim, work) };
+    },
+    async runStaged(request, stage, work) {
+      const claim = claimOf(request);
+      const begun = await begin(claim);
+      if (begun.kind === 'replay') return { replayed: true, outcome: begun.outcome };
+      // The stage's value travels on the commit; `work` gets it back typed as its stage returned it.
+      return {
+        replayed: false,
+        value: await runAlone(claim, (commit) => work(commit, commit.staged as Awaited<ReturnType<typeof stage>>), () => stage({ scope: claim.scope, key: claim.key })),
+      };
     },
     runShared: (request, work) => shared.submit(claimOf(request), work),
     purgeExpired: () => store.purgeExpired(db),

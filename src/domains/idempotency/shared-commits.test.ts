@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase } from '../../../test/support/database.ts';
+import { openTestDatabase, TEST_ENGINE } from '../../../test/support/database.ts';
 import type { Database, Sql } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { GroupRunner, IdempotentOutcome, Settled, SharedWork } from './contract.ts';
@@ -177,5 +177,54 @@ describe('shared commits on the real database', () => {
     ]);
     expect(outcomes.every((o) => !o.replayed)).toBe(true);
     expect(groups).toEqual([['first'], ['x-then', 'y'], ['x-last']]);
+  });
+
+  // Two PostgreSQL connections, one statement at a time in a fixed order; PGlite runs one transaction at a time, so
+  // there the two never overlap. Work running alone holds its domain's lock (here a row standing for a vault) when it
+  // completes its key; a group that found the key held must not hold a lock on that key while it waits for the
+  // domain's lock, or each waits for the other and PostgreSQL aborts one of them ("deadlock detected").
+  it.runIf(TEST_ENGINE === 'postgres')('a group that finds a key held by work running alone locks nothing of it: both finish, the retry replays', async () => {
+    await reset();
+    await db.query("INSERT INTO shared_commit_rows (name, key) VALUES ('vault', 'lock')");
+    const failures: string[] = [];
+    const lockVault = async (sql: Sql) => {
+      try {
+        await sql.query("SELECT name FROM shared_commit_rows WHERE name = 'vault' FOR UPDATE");
+      } catch (error) {
+        failures.push(String(error));
+        throw error;
+      }
+    };
+    const signal = <T = void>() => {
+      let resolve!: (value: T) => void;
+      const promise = new Promise<T>((r) => (resolve = r));
+      return { promise, resolve };
+    };
+    const aloneLocked = signal();
+    const aloneMayFinish = signal();
+    const groupAdmitted = signal<readonly boolean[]>();
+
+    const alone = idempotency.run(request('held'), async (commit) => {
+      await lockVault(commit.sql);
+      aloneLocked.resolve();
+      await aloneMayFinish.promise;
+      return { name: 'alone' };
+    });
+    await aloneLocked.promise;
+    // The group's claim has run once `admitted` settles; then it waits for the lock the work alone holds.
+    const lockingGroup: GroupRunner<Job, string> = async (sql, members, hooks) => {
+      groupAdmitted.resolve(await hooks.admitted);
+      await lockVault(sql);
+      await hooks.settle(members.map(() => undefined));
+    };
+    const grouped = idempotency.runShared(request('held'), { lane: 'locking', keys: ['vault'], payload: { name: 'group' }, runGroup: lockingGroup, present: (name) => ({ name }) });
+    expect(await groupAdmitted.promise).toEqual([false]);
+    // The work alone now completes its key (an UPDATE of its row) while the group waits for the vault.
+    aloneMayFinish.resolve();
+    const [aloneOutcome, groupedOutcome] = await Promise.allSettled([alone, grouped]);
+    expect(aloneOutcome).toEqual({ status: 'fulfilled', value: { replayed: false, value: { name: 'alone' } } });
+    expect(groupedOutcome).toEqual({ status: 'fulfilled', value: { replayed: true, outcome: { kind: 'result', value: { name: 'alone' } } } });
+    expect(failures).toEqual([]);
+    expect(await stored('held')).toEqual({ state: 'completed', outcome: JSON.stringify({ kind: 'result', value: { name: 'alone' } }) });
   });
 });

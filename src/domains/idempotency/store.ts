@@ -27,22 +27,48 @@ export function keyId(scope: string, key: string): string {
  * Claims several keys in one statement, as `claimKey` claims one, in the order given (callers sort them, so that two
  * such statements never wait for each other in a circle); returns the claimed ones as `keyId`s. No key may
  * appear twice.
+ *
+ * A key this call does not claim is left unlocked. (`INSERT ... ON CONFLICT DO UPDATE ... WHERE` would lock the row
+ * it finds even when the WHERE refuses it, until the transaction ends; a group commit's transaction then held the
+ * key of a request running alone while it waited for the vault lock that request held, and the request's completing
+ * of its key waited for the group: a deadlock, which PostgreSQL answered by aborting one of them.) So rows are taken
+ * over with a locking read that locks only the rows it may take, and new keys are inserted with DO NOTHING.
  */
 export async function claimKeys(sql: Sql, claims: readonly IdempotencyClaim[], leaseMs: number, retentionMs: number): Promise<Set<string>> {
   if (claims.length === 0) return new Set();
   const rows = await sql.query<{ scope: string; key: string }>(
-    `INSERT INTO idempotency_keys (scope, key, operation, fingerprint, state, locked_until, expires_at)
-     SELECT scope, key, operation, fingerprint, 'in_flight', now() + make_interval(secs => $5::double precision / 1000),
-            now() + make_interval(secs => $6::double precision / 1000)
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS c(scope, key, operation, fingerprint, ord)
-      ORDER BY ord
-     ON CONFLICT (scope, key) DO UPDATE SET
-       operation = EXCLUDED.operation, fingerprint = EXCLUDED.fingerprint, state = 'in_flight', outcome = NULL,
-       locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at, created_at = now()
-     WHERE idempotency_keys.expires_at <= now()
-        OR (idempotency_keys.state = 'in_flight' AND idempotency_keys.locked_until <= now()
-            AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-     RETURNING scope, key`,
+    `WITH c AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS c(scope, key, operation, fingerprint, ord)
+     ),
+     takeable AS (
+       SELECT k.scope, k.key, c.operation, c.fingerprint
+         FROM idempotency_keys k JOIN c ON k.scope = c.scope AND k.key = c.key
+        WHERE k.expires_at <= now()
+           OR (k.state = 'in_flight' AND k.locked_until <= now() AND k.fingerprint = c.fingerprint)
+        ORDER BY c.ord
+          FOR UPDATE OF k
+     ),
+     taken AS (
+       UPDATE idempotency_keys k SET
+         operation = t.operation, fingerprint = t.fingerprint, state = 'in_flight', outcome = NULL,
+         locked_until = now() + make_interval(secs => $5::double precision / 1000),
+         expires_at = now() + make_interval(secs => $6::double precision / 1000), created_at = now()
+         FROM takeable t
+        WHERE k.scope = t.scope AND k.key = t.key
+       RETURNING k.scope, k.key
+     ),
+     inserted AS (
+       INSERT INTO idempotency_keys (scope, key, operation, fingerprint, state, locked_until, expires_at)
+       SELECT scope, key, operation, fingerprint, 'in_flight', now() + make_interval(secs => $5::double precision / 1000),
+              now() + make_interval(secs => $6::double precision / 1000)
+         FROM c
+        ORDER BY ord
+       ON CONFLICT (scope, key) DO NOTHING
+       RETURNING scope, key
+     )
+     SELECT scope, key FROM taken
+     UNION ALL
+     SELECT scope, key FROM inserted`,
     [
       textArrayParam(claims.map((c) => c.scope)),
       textArrayParam(claims.map((c) => c.key)),

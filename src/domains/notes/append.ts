@@ -1,8 +1,37 @@
+import { KgateError } from '../../kernel/errors.ts';
 import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
 import { runTransaction, type TransactionInput } from './transactions.ts';
 import type { NoteWriteDeps } from './write-deps.ts';
+import { isStagedRemoteChange, type StagedRemoteChange } from './remote-writes.ts';
+import { stageTransaction } from './transactions.ts';
+
+/**
+ * Step one of an applied create-or-append on a remote mapping: the addition is appended to the note as the provider
+ * holds it now, then staged as one write (remote-writes.ts). Undefined for a hosted mapping.
+ */
+export async function stageCreateOrAppend(
+  deps: NoteWriteDeps,
+  input: Omit<CreateOrAppendInput, 'dryRun' | 'commit'> & { scope: string; key: string },
+): Promise<StagedRemoteChange | undefined> {
+  if (deps.vaults.providerOf(input.mappingId) === 'hosted') return undefined;
+  const mapping = await deps.vaults.resolveMapping(input.actor.accountId, input.mappingId, 'write');
+  if (mapping.provider === 'hosted') return undefined;
+  if (!deps.remote) throw new KgateError('unavailable', 'Remote mappings are not available on this server.');
+  const canonical = normalizeNotePath(input.path);
+  assertPortableNotePath(canonical);
+  const live = await deps.remote.read(mapping, canonical, 'write');
+  const content = live ? appendedContent(live.content, input.addition) : input.addition;
+  return stageTransaction(deps, {
+    actor: input.actor,
+    mappingId: input.mappingId,
+    capability: input.capability,
+    scope: input.scope,
+    key: input.key,
+    actions: [{ type: 'write-note', path: canonical, content, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) }],
+  });
+}
 
 /** Input of `createOrAppend`: one note and the text to add. */
 export type CreateOrAppendInput = Omit<TransactionInput, 'actions'> & {
@@ -27,6 +56,7 @@ export async function createOrAppend(
   input: CreateOrAppendInput,
 ): Promise<TransactionResult> {
   const { path, addition, expectedHash: given, ...transaction } = input;
+  if (input.commit && isStagedRemoteChange(input.commit.staged)) return runTransaction(deps, { ...transaction, actions: [] });
   const canonical = normalizeNotePath(path);
   // Appending writes content, so the path must be portable, before anything is read (the transaction checks it too).
   assertPortableNotePath(canonical);

@@ -15,6 +15,8 @@ describe('applied note transactions that share a commit', () => {
 
   beforeAll(async () => {
     ({ db, services, owner } = await openDomainDatabase('apply-group'));
+    // A mapping shares commits once this process knows it is hosted (a remote one never does): any resolution tells it.
+    await services.vaults.resolveMapping(owner.accountId, owner.mapping.id, 'read');
   });
   afterAll(() => db.close());
 

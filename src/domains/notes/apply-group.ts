@@ -162,7 +162,8 @@ async function execute(
   ]);
 }
 
-function failure(planned: readonly PlannedAction[]): KgateError | undefined {
+/** The refusal of a planned apply: its first problem, with every problem listed; undefined when it has none. */
+export function failure(planned: readonly PlannedAction[]): KgateError | undefined {
   const problems = planned.flatMap((p) => (p.problem ? [{ index: p.result.index, path: p.result.path, ...p.problem }] : []));
   const first = problems[0];
   if (!first) return undefined;
@@ -228,6 +229,8 @@ export async function applyTransactions(
     try {
       const mapping = await authority.get(payload.actor.accountId)!;
       assertMayChangeNotes(mapping, payload.actions, payload.capability);
+      // A remote mapping's notes change at its provider (remote-writes.ts), never here: its vault is only the copy.
+      if (mapping.provider !== 'hosted') throw new KgateError('unavailable', 'This way of applying changes is not available for remote mappings; apply one note per request through the note-change tools or routes.');
       accepted.push({ index, prepared: payload, mapping, key });
     } catch (error) {
       settled[index] = refusal(error);

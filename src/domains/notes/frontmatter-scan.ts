@@ -2,7 +2,8 @@ import type { Database } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { parseFrontmatter } from '../markdown/index.ts';
-import type { VaultsService } from '../vaults/index.ts';
+import type { Mapping, VaultsService } from '../vaults/index.ts';
+import type { RemoteNotes } from './write-deps.ts';
 import { assertReadableBodies } from './policy.ts';
 import * as store from './store.ts';
 
@@ -29,8 +30,41 @@ export interface FrontmatterScan {
   truncated: boolean;
 }
 
-/** Frontmatter reads of hosted notes. */
-export function createFrontmatterScan(db: Database, vaults: VaultsService) {
+/** Most live note reads one frontmatter scan of a remote mapping makes (spec 8). */
+export const MAX_REMOTE_FRONTMATTER_READS = 20;
+
+/**
+ * A remote mapping's scan: the first notes in path order of what its last sync saw, each read live at the provider,
+ * at most MAX_REMOTE_FRONTMATTER_READS of them (spec 8), so the schema reflects the provider now, not the copy.
+ */
+async function scanRemote(db: Database, remote: RemoteNotes | undefined, mapping: Mapping, limit: number): Promise<FrontmatterScan> {
+  if (!remote) throw new KgateError('unavailable', 'Remote mappings are not available on this server.');
+  const reads = Math.min(limit, MAX_REMOTE_FRONTMATTER_READS);
+  const rows = await db.query<{ path: string }>(
+    `SELECT path FROM remote_files WHERE mapping_id = $1 AND state = 'synced' ORDER BY path COLLATE "C" LIMIT $2`,
+    [mapping.id, reads + 1],
+  );
+  const counted = await db.query<{ count: number }>("SELECT count(*)::int AS count FROM remote_files WHERE mapping_id = $1 AND state = 'synced'", [mapping.id]);
+  const result: FrontmatterScan = { documents: [], errors: [], errorCount: 0, scanned: 0, total: counted[0]?.count ?? 0, truncated: rows.length > reads };
+  // One budget for the whole scan (PROVIDER_BUDGETS.schema): when it ends first, the answer says truncated.
+  const read = await remote.readMany(mapping, rows.slice(0, reads).map((row) => row.path));
+  if (read.exhausted) result.truncated = true;
+  for (const note of read.notes) {
+    // Gone since the last sync, or not text: not a note any more, and not an error of its frontmatter.
+    if (note.content === null) continue;
+    result.scanned += 1;
+    const parsed = parseFrontmatter(note.content);
+    if (parsed.data) result.documents.push(parsed.data);
+    if (parsed.error !== undefined) {
+      result.errorCount += 1;
+      if (result.errors.length < MAX_FRONTMATTER_ERRORS) result.errors.push({ path: note.path, error: parsed.error });
+    }
+  }
+  return result;
+}
+
+/** Frontmatter reads of notes. */
+export function createFrontmatterScan(db: Database, vaults: VaultsService, remote?: RemoteNotes) {
   return {
     /**
      * Reads the frontmatter of at most `limit` notes (1 to MAX_FRONTMATTER_SCAN, the default) in byte order of
@@ -42,6 +76,7 @@ export function createFrontmatterScan(db: Database, vaults: VaultsService) {
       }
       const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
       assertReadableBodies(mapping);
+      if (mapping.provider !== 'hosted') return scanRemote(db, remote, mapping, limit);
       const result: FrontmatterScan = { documents: [], errors: [], errorCount: 0, scanned: 0, total: 0, truncated: false };
       let after: string | null = null;
       while (result.scanned < limit) {

@@ -12,16 +12,17 @@ import { createNoteReads, type NoteReads } from './reads.ts';
 import { reindexStaleNotes } from './reindex.ts';
 import * as store from './store.ts';
 import type { TransactionResult } from './transaction-contract.ts';
-import { prepareTransaction, runTransaction, sharingOf, type TransactionInput } from './transactions.ts';
+import { prepareTransaction, runTransaction, sharingOf, stageTransaction, type TransactionInput } from './transactions.ts';
 import { applyTransactions, type PreparedTransaction } from './apply-group.ts';
 import type { GroupRunner, SharedWork } from '../idempotency/index.ts';
-import { createOrAppend, type CreateOrAppendInput } from './append.ts';
+import { createOrAppend, stageCreateOrAppend, type CreateOrAppendInput } from './append.ts';
+import type { RemoteChangeInput, StagedRemoteChange } from './remote-writes.ts';
 import { purgeReceipts } from './receipts.ts';
 import { noteTitle } from './title.ts';
 import { changedBy } from './changed-by.ts';
 import { deriveNoteIndex } from './note-index.ts';
 import { SHORT_SLICE_MS, Slices } from '../../kernel/slices.ts';
-import type { NoteChangeObserver, NoteWriteDeps } from './write-deps.ts';
+import type { NoteChangeObserver, NoteWriteDeps, RemoteNotes } from './write-deps.ts';
 
 /** An applied transaction ready to share a commit (see NotesService.shareTransaction); its caller adds `present`. */
 export type SharedTransaction = Omit<SharedWork<PreparedTransaction, TransactionResult, never>, 'present'>;
@@ -43,6 +44,14 @@ export interface NotesService extends NoteReads {
   shareTransaction(input: Omit<TransactionInput, 'dryRun' | 'commit'>): SharedTransaction | undefined;
   /** Creates a note, or appends to it on a new line (see append.ts). */
   createOrAppend(input: CreateOrAppendInput): Promise<TransactionResult>;
+  /**
+   * Step one of an applied change to a remote mapping, run once the key is claimed and before the outcome's
+   * transaction opens (remote-writes.ts): the provider write. Undefined for a hosted mapping; the value travels on
+   * the commit (`staged`) to `runTransaction`, which records it.
+   */
+  stageTransaction(input: RemoteChangeInput): Promise<StagedRemoteChange | undefined>;
+  /** `stageTransaction` for `createOrAppend`: the addition appended to the note as the provider holds it now. */
+  stageCreateOrAppend(input: Omit<CreateOrAppendInput, 'dryRun' | 'commit'> & { scope: string; key: string }): Promise<StagedRemoteChange | undefined>;
   /** Deletes preview receipts past their retention (receipts.ts); returns how many. */
   purgePreviewReceipts(): Promise<number>;
   /**
@@ -148,12 +157,14 @@ export interface NotesServiceOptions {
   onContentChanged: (vaultId: string) => void;
   /** Told of every applied change, in its transaction (knowledge compiles from it). */
   observeChanges?: NoteChangeObserver;
+  /** Remote mappings' providers (the providers domain); none: remote notes are neither read live nor changed. */
+  remote?: RemoteNotes;
 }
 
 /** Builds the notes service. */
 export function createNotesService(db: Database, vaults: VaultsService, options: NotesServiceOptions): NotesService {
   const { onContentChanged, observeChanges } = options;
-  const deps: NoteWriteDeps = { db, vaults, onContentChanged, ...(observeChanges ? { observeChanges } : {}) };
+  const deps: NoteWriteDeps = { db, vaults, onContentChanged, ...(observeChanges ? { observeChanges } : {}), ...(options.remote ? { remote: options.remote } : {}) };
   const prepareImport: NotesService['prepareImport'] = async (files) => {
     if (files.length > MAX_IMPORT_BATCH) {
       throw new KgateError('invalid_request', `An import batch holds at most ${MAX_IMPORT_BATCH} files.`);
@@ -168,6 +179,11 @@ export function createNotesService(db: Database, vaults: VaultsService, options:
     if (prepared.length === 0) return result;
     const keys = prepared.map((p) => p.write.pathKey);
     const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'write');
+    // A remote mapping's vault is only the copy of what its provider holds: an import there would be lost at the next
+    // sync, and would bypass the provider's concurrency rules.
+    if (mapping.provider !== 'hosted') {
+      throw new KgateError('invalid_request', "Import writes hosted vaults; a remote mapping's notes live at its provider (put the files there, and the sync copies them).", { provider: mapping.provider });
+    }
     // Re-importing an unchanged folder is the common case: answer it with one read and no write transaction.
     const current = await store.findHashes(db, mapping.vaultId, keys);
     if (prepared.every(({ write }) => isUnchanged(current.get(write.pathKey), write))) {
@@ -220,10 +236,15 @@ export function createNotesService(db: Database, vaults: VaultsService, options:
   const runGroup: GroupRunner<PreparedTransaction, TransactionResult> = (sql, members, hooks) => applyTransactions(deps, sql, members, hooks);
 
   return {
-    ...createNoteReads(db, vaults, options.bodies ?? createNoteBodyCache()),
-    ...createFrontmatterScan(db, vaults),
+    ...createNoteReads(db, vaults, options.bodies ?? createNoteBodyCache(), options.remote),
+    ...createFrontmatterScan(db, vaults, options.remote),
     runTransaction: (input) => runTransaction(deps, input),
+    stageTransaction: (input) => stageTransaction(deps, input),
+    stageCreateOrAppend: (input) => stageCreateOrAppend(deps, input),
     shareTransaction(input) {
+      // A remote mapping's change goes to its provider one note at a time, never into a shared commit; a mapping
+      // whose kind this process has not seen yet runs alone once (a kind never changes).
+      if (vaults.providerOf(input.mappingId) !== 'hosted') return undefined;
       let payload: PreparedTransaction;
       try {
         payload = prepareTransaction(input);

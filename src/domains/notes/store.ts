@@ -235,13 +235,16 @@ export async function listSummaries(
   vaultId: string,
   afterPath: string | null,
   limit: number,
+  prefix: string | null = null,
 ): Promise<{ path: string; title: string; revision: string; size: number; updatedAt: Date }[]> {
+  // The prefix is also a lower bound, so the path index starts the scan where the prefix's paths begin.
   const rows = await sql.query<{ path: string; title: string; content_hash: string; size: number; updated_at: Date }>(
     `SELECT path, title, content_hash, size, updated_at FROM notes
       WHERE vault_id = $1 AND ($2::text IS NULL OR path COLLATE "C" > $2::text COLLATE "C")
+        AND ($4::text IS NULL OR (path COLLATE "C" >= $4::text COLLATE "C" AND starts_with(path, $4::text)))
       ORDER BY path COLLATE "C"
       LIMIT $3`,
-    [vaultId, afterPath, limit],
+    [vaultId, afterPath, limit, prefix],
   );
   return rows.map((r) => ({ path: r.path, title: r.title, revision: r.content_hash, size: r.size, updatedAt: r.updated_at }));
 }

@@ -13,6 +13,7 @@ import { planTransaction, type CanonicalAction } from './plan-transaction.ts';
 import { assertMayChangeNotes } from './policy.ts';
 import { MAX_TRANSACTION_ACTIONS, type NoteAction, type TransactionResult } from './transaction-contract.ts';
 import { notesHashOf, recordReceipt } from './receipts.ts';
+import { isStagedRemoteChange, recordRemoteChange, stageRemoteChange, type RemoteChangeInput, type StagedRemoteChange } from './remote-writes.ts';
 
 
 /** Input of a note transaction (single-note writes and deletes are transactions of one action). */
@@ -28,6 +29,11 @@ export interface TransactionInput {
    * so it commits together with its stored outcome.
    */
   commit?: IdempotentCommit;
+}
+
+/** Step one of an applied change to a remote mapping (remote-writes.ts); undefined for a hosted mapping. */
+export function stageTransaction(deps: NoteWriteDeps, input: RemoteChangeInput): Promise<StagedRemoteChange | undefined> {
+  return stageRemoteChange(deps, input, canonicalize);
 }
 
 function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
@@ -123,8 +129,10 @@ export async function runTransaction(deps: NoteWriteDeps, input: TransactionInpu
     const receipt = await recordReceipt(deps.db, { mappingId: mapping.id, actor: input.actor, actions, results });
     return { mappingId: mapping.id, dryRun: true, applied: false, actions: results, receipt };
   }
-  const prepared = prepareTransaction(input);
   if (!input.commit) throw new KgateError('idempotency_key_required', 'Applying a change needs an idempotency key.');
+  // A remote change was made at the provider by the request's stage (remote-writes.ts); here it is recorded.
+  if (isStagedRemoteChange(input.commit.staged)) return recordRemoteChange(deps, input.commit.sql, input.commit.staged);
+  const prepared = prepareTransaction(input);
   const settled = await runGroupOfOne(applyTransactions.bind(null, deps), input.commit.sql, { payload: prepared, key: input.commit.key });
   if (!settled) throw new Error('an applied transaction ended without an outcome');
   if (!settled.ok) throw settled.error;

@@ -24,10 +24,10 @@ export function createAccessTokenAuthenticator(
   db: Database,
   clock: Clock,
   cache: CredentialCache<store.TokenRow>,
-  options: { resource: () => string },
-): (token: string) => Promise<AuthenticatedPrincipal> {
+  options: { resource: () => string; narrowResources?: () => readonly string[] },
+): (token: string, at?: 'main' | 'narrow') => Promise<AuthenticatedPrincipal> {
   const invalid = () => new KgateError('unauthenticated', 'The access token is invalid, expired or revoked.');
-  return async (token) => {
+  return async (token, at = 'main') => {
     if (!isSecretShaped(token, SECRET_PREFIXES.oauthAccessToken)) throw invalid();
     const hash = sha256Hex(token);
     let row = cache.get(hash);
@@ -39,8 +39,10 @@ export function createAccessTokenAuthenticator(
     if (!row || row.kind !== 'access' || !constantTimeEqual(row.token_hash, hash)) throw invalid();
     const now = clock.now();
     if (row.revoked_at || row.grant_revoked_at || row.expires_at <= now) throw invalid();
-    // RFC 8707 / MCP authorization: a token is accepted only by the resource it was issued for.
-    if (row.audience !== options.resource()) {
+    // RFC 8707 / MCP authorization: a token is accepted only by the resource it was issued for. The product-only
+    // endpoint serves a part of the main resource, so a token for the main resource is good there too, not the reverse.
+    const accepted = row.audience === options.resource() || (at === 'narrow' && (options.narrowResources?.() ?? []).includes(row.audience));
+    if (!accepted) {
       throw new KgateError('unauthenticated', 'The access token was issued for another resource.');
     }
     if (row.status !== 'active') throw new KgateError('account_inactive', 'The account is suspended.');

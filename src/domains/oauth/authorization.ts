@@ -29,7 +29,7 @@ export function createAuthorization(
   db: Database,
   clock: Clock,
   clients: Clients,
-  options: { issuer: () => string; resource: () => string },
+  options: { issuer: () => string; resource: () => string; narrowResources?: () => readonly string[] },
 ): Authorization {
   const pageError = (error: OAuthError): AuthorizationCheck => ({ kind: 'page_error', error: error.error, description: error.description });
 
@@ -70,8 +70,9 @@ export function createAuthorization(
       if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain and other methods are refused).');
       if (!isS256Challenge(challenge)) return fail('invalid_request', 'code_challenge must be 43 base64url characters (S256).');
       const resource = params.get('resource');
-      if (resource !== null && resource !== options.resource()) {
-        return fail('invalid_target', `The only resource here is ${options.resource()}.`);
+      const resources = [options.resource(), ...(options.narrowResources?.() ?? [])];
+      if (resource !== null && !resources.includes(resource)) {
+        return fail('invalid_target', `The resources here are ${resources.join(' and ')}.`);
       }
       let scopes;
       try {
@@ -93,7 +94,7 @@ export function createAuthorization(
           state,
           scopes,
           codeChallenge: challenge,
-          resource: options.resource(),
+          resource: resource ?? options.resource(),
         },
       };
     },

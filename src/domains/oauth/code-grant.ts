@@ -18,7 +18,7 @@ export async function redeemAuthorizationCode(context: TokenGrantContext, reques
   const now = context.clock.now();
   // Replays revoke the family in their own transaction; the failing exchange then answers invalid_grant.
   const outcome = await context.db.transaction(async (tx): Promise<TokenResponse | 'replayed'> => {
-    const row = checkCode(await store.findCode(tx, codeHash), request, now, context.resource);
+    const row = checkCode(await store.findCode(tx, codeHash), request, now);
     if (row === 'replayed' || !(await store.consumeCode(tx, codeHash, now))) return 'replayed';
     if (!(await store.activateGrant(tx, row.grant_id, now))) throw invalidGrant('The authorization was revoked.');
     const grant = { grantId: row.grant_id, accountId: row.account_id, clientId: request.clientId, audience: row.resource };
@@ -37,7 +37,7 @@ export async function redeemAuthorizationCode(context: TokenGrantContext, reques
  * The checks a code must pass before it is spent: the row when it may be, 'replayed' when it was spent already.
  * Checks that fail leave the code usable (the legitimate client may still redeem it): nothing is written.
  */
-function checkCode(row: CodeRow | undefined, request: AuthorizationCodeTokenRequest, now: Date, resource: () => string): CodeRow | 'replayed' {
+function checkCode(row: CodeRow | undefined, request: AuthorizationCodeTokenRequest, now: Date): CodeRow | 'replayed' {
   if (!row || row.client_id !== request.clientId) throw invalidGrant('The authorization code is invalid.');
   if (row.consumed_at) return 'replayed';
   if (row.expires_at <= now) throw invalidGrant('The authorization code has expired.');
@@ -45,6 +45,6 @@ function checkCode(row: CodeRow | undefined, request: AuthorizationCodeTokenRequ
   if (row.status !== 'active') throw invalidGrant('The account is suspended.');
   if (request.redirectUri !== row.redirect_uri) throw invalidGrant('redirect_uri must equal the one of the authorization request.');
   if (!verifierMatches(request.codeVerifier ?? '', row.code_challenge)) throw invalidGrant('The PKCE code_verifier does not match.');
-  checkRequestedResource(request.resource, row.resource, resource);
+  checkRequestedResource(request.resource, row.resource);
   return row;
 }

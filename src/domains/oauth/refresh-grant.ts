@@ -22,7 +22,7 @@ export async function redeemRefreshToken(context: TokenGrantContext, request: Re
   if (!isSecretShaped(token, SECRET_PREFIXES.oauthRefreshToken)) throw invalidGrant('The refresh token is invalid.');
   const now = context.clock.now();
   const outcome = await context.db.transaction(async (tx): Promise<TokenResponse | Replay> => {
-    const { row, rotated } = checkRefreshToken(await store.findToken(tx, sha256Hex(token)), request, now, context.resource);
+    const { row, rotated } = checkRefreshToken(await store.findToken(tx, sha256Hex(token)), request, now);
     if (rotated) return replayOf(row);
     const accessScopes = accessScopesOf(request.scope, row.scopes);
     // The check and the mark are one statement: of two concurrent refreshes only one rotates; the other is a replay.
@@ -42,13 +42,13 @@ export async function redeemRefreshToken(context: TokenGrantContext, request: Re
  * The checks a refresh token must pass before it is rotated; `rotated` when it was rotated already (a replay, which
  * the checks after that one do not concern).
  */
-function checkRefreshToken(row: TokenRow | undefined, request: RefreshTokenRequest, now: Date, resource: () => string): { row: TokenRow; rotated: boolean } {
+function checkRefreshToken(row: TokenRow | undefined, request: RefreshTokenRequest, now: Date): { row: TokenRow; rotated: boolean } {
   if (!row || row.kind !== 'refresh' || row.client_id !== request.clientId) throw invalidGrant('The refresh token is invalid.');
   if (row.grant_revoked_at || row.revoked_at) throw invalidGrant('The refresh token was revoked.');
   if (row.rotated_at) return { row, rotated: true };
   if (row.expires_at <= now) throw invalidGrant('The refresh token has expired.');
   if (row.status !== 'active') throw invalidGrant('The account is suspended.');
-  checkRequestedResource(request.resource, row.audience, resource);
+  checkRequestedResource(request.resource, row.audience);
   return { row, rotated: false };
 }
 

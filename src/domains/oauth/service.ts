@@ -21,8 +21,13 @@ export type OAuthCredentialRow = TokenRow;
 export interface OAuthServiceOptions {
   /** The issuer identifier: the public base URL (known only after binding when the port is chosen at start). */
   issuer: () => string;
-  /** The one resource tokens are for: `{base}/api/mcp`. */
+  /** The main resource tokens are for, and the default of a request that names none: `{base}/api/mcp`. */
   resource: () => string;
+  /**
+   * Resources that serve a part of the main one (`{base}/api/intelligence/mcp`, the six published-intelligence tools):
+   * a client may ask for a token for one of them, and such a token is accepted only there (docs/oauth.md).
+   */
+  narrowResources?: () => readonly string[];
   /** Fetches client ID metadata documents; the adapter bounds it and guards it against private addresses. */
   fetchClientMetadata: ClientMetadataFetch;
   /** Resolved access tokens; the gateway enables it while it hears credential notifications. */
@@ -46,8 +51,12 @@ export interface OAuthService {
   exchange(request: TokenRequest): Promise<TokenResponse>;
   /** RFC 7009 revocation by a public client of its own token. Unknown tokens succeed silently. Throws OAuthError. */
   revoke(form: URLSearchParams): Promise<void>;
-  /** Resolves an OAuth access token at the MCP resource; KgateError `unauthenticated` or `account_inactive`. */
-  authenticateAccessToken(token: string): Promise<AuthenticatedPrincipal>;
+  /**
+   * Resolves an OAuth access token; KgateError `unauthenticated` or `account_inactive`. `at`: the resource the token is
+   * presented at: `main` accepts only tokens for the main resource; `narrow` (a narrow resource's endpoint) accepts
+   * tokens for the main resource or for a narrow one.
+   */
+  authenticateAccessToken(token: string, at?: 'main' | 'narrow'): Promise<AuthenticatedPrincipal>;
   /** Applications with an active grant, one entry per client. */
   listConnections(accountId: string): Promise<ConnectedApplication[]>;
   /** Revokes every grant of one client for the account, and with them every token; false if there was none. */

@@ -30,8 +30,8 @@ export interface IssuingGrant {
 export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
 /** RFC 8707 s2.2: a resource at the token endpoint may only repeat the granted one, never widen it. */
-export function checkRequestedResource(requested: string | undefined, granted: string, resource: () => string): void {
-  if (requested !== undefined && (requested !== granted || requested !== resource())) {
+export function checkRequestedResource(requested: string | undefined, granted: string): void {
+  if (requested !== undefined && requested !== granted) {
     throw new OAuthError('invalid_target', 'The resource differs from the one the grant was made for.');
   }
 }

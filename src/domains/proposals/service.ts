@@ -182,6 +182,8 @@ function failureOf(error: KgateError): NonNullable<Proposal['failure']> {
   return { code: error.code, detail: error.message, ...(Array.isArray(problems) ? { problems } : {}) };
 }
 
+const REMOTE_PROPOSALS = 'Governed proposals are not available for remote mappings yet: preview the change, and apply it one note per request.';
+
 /** Builds the proposals service. */
 export function createProposalsService(deps: ProposalsDependencies): ProposalsService {
   const { db, clock, notes, vaults, scopes } = deps;
@@ -226,6 +228,15 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
     const at = clock.now();
     await sql.query('SELECT id FROM vaults WHERE id = $1 FOR UPDATE', [p.vaultId]);
     await Promise.all([store.updateProposal(sql, p.id, { ...change, state: to, at }), writeStep(sql, p, step, p.state, to, by, receipt, at)]);
+  }
+
+  /**
+   * Proposals execute in one database transaction with their record, which a provider write cannot join; until their
+   * execution is staged like a remote apply (notes/remote-writes.ts), a remote mapping takes no proposals.
+   */
+  async function refuseRemote(actor: Actor, mappingId: string): Promise<void> {
+    const mapping = await vaults.resolveMapping(actor.accountId, mappingId, 'write');
+    if (mapping.provider !== 'hosted') throw new KgateError('unavailable', REMOTE_PROPOSALS, { provider: mapping.provider });
   }
 
   /** The mapping, for a person acting on its proposals: a web session, and a role that may write the vault. */
@@ -294,6 +305,7 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
         await assertInScope(authorized.slice, input.writes, input.deletions);
         scopeId = authorized.scope.id;
       }
+      await refuseRemote(input.actor, input.mappingId);
       const actions: NoteAction[] = [
         ...input.writes.map((w) => ({ type: 'write-note' as const, path: w.path, content: w.content, ...(w.expectedHash ? { expectedHash: w.expectedHash } : {}) })),
         ...input.deletions.map((d) => ({ type: 'delete-note' as const, path: d.path, ...(d.expectedHash ? { expectedHash: d.expectedHash } : {}) })),
@@ -460,6 +472,7 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
       const refusal = noteChangeRefusal(mapping, capability);
       if (refusal) return { available: false, reason: refusal.message };
       if (mapping.deviceEncrypted) return { available: false, reason: 'Note bodies of this mapping are encrypted on the device; the server cannot preview changes to them.' };
+      if (mapping.provider !== 'hosted') return { available: false, reason: REMOTE_PROPOSALS };
       return { available: true, reason: null };
     },
 

@@ -141,6 +141,11 @@ export function createScopesService(db: Database, clock: Clock, vaults: VaultsSe
       const { mapping, role } = await access(actor, mappingId, false, sql);
       const scope = isUuid(scopeId) ? await store.findScope(sql, mapping.id, scopeId) : undefined;
       if (!scope || !inAudience(scope.audience, role, actor.credentialKind)) throw unknownScope();
+      // Every scope-bound read works from note bodies; with a device-held key the server has none (spec 1.4), and
+      // says so rather than answering an empty result as if the vault held nothing.
+      if (mapping.deviceEncrypted) {
+        throw new KgateError('device_encrypted', 'Notes of this mapping are encrypted with a device-held key; the server cannot derive knowledge from them.');
+      }
       return { scope, mapping, role, slice: { vaultId: mapping.vaultId, pathPrefixes: scope.pathPrefixes, tags: scope.tags } };
     },
   };

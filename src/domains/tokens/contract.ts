@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Actor, AccountStatus, Plan } from '../../kernel/principal.ts';
 import type { Entitlements } from '../accounts/index.ts';
+import type { RuntimePrincipal } from '../runtime/index.ts';
 
 /** A token as listed: never the secret, only its prefix and last four characters. */
 export const TokenInfoSchema = z.object({
@@ -43,4 +44,9 @@ export interface AuthenticatedPrincipal {
    * resource, and only for what its scopes allow. Absent for a personal access token, which carries no scopes.
    */
   oauth?: { clientId: string; grantId: string; scopes: readonly string[] };
+  /**
+   * Present for a Product Runtime access token: the service principal with its chain resolved (docs/runtime.md).
+   * `accountId` is then the installation's customer, on whose behalf the product acts.
+   */
+  runtime?: RuntimePrincipal;
 }

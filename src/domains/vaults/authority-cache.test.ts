@@ -15,6 +15,8 @@ const mapping = (id: string, over: Partial<Mapping> = {}): Mapping => ({
   approvalPolicy: 'open',
   deviceEncrypted: false,
   remoteRoot: null,
+  remoteConfig: null,
+  connection: null,
   createdAt: new Date(0),
   ...over,
 });
@@ -119,9 +121,9 @@ describe('authority cache', () => {
     expect(cache.get('a', 'm')?.mapping.readOnly).toBe(false);
   });
 
-  it('a mapping without a hosted vault is kept at version 0', () => {
+  it('a remote mapping is kept with the version of its synchronized copy', () => {
     const cache = enabledCache();
-    cache.set('a', 'r', authority('r', 0, { provider: 'drive', vaultId: null }), cache.generation());
+    cache.set('a', 'r', authority('r', 0, { provider: 'drive' }), cache.generation());
     expect(cache.get('a', 'r')).toMatchObject({ contentVersion: 0, mapping: { provider: 'drive' } });
   });
 

@@ -21,8 +21,11 @@ export const MappingSchema = z.object({
   workspaceId: z.uuid(),
   ownerAccountId: z.uuid(),
   provider: ProviderKindSchema,
-  /** The hosted vault behind a hosted mapping; null for remote kinds. */
-  vaultId: z.uuid().nullable(),
+  /**
+   * The vault behind the mapping: a hosted mapping's notes, or the copy synchronized from a remote mapping's provider
+   * (the provider stays the source of truth; docs/providers.md).
+   */
+  vaultId: z.uuid(),
   name: z.string(),
   readOnly: z.boolean(),
   pullOnly: z.boolean(),
@@ -32,7 +35,14 @@ export const MappingSchema = z.object({
   approvalPolicy: ApprovalPolicySchema,
   /** Device-held encryption: the server never sees note bodies. */
   deviceEncrypted: z.boolean(),
+  /** A remote mapping's root as the owner reads it (a folder path, or owner/repo@branch:folder); null when hosted. */
   remoteRoot: z.string().nullable(),
+  /** A remote mapping's root as its provider adapter resolved it (providers' RemoteRoot); null when hosted. */
+  remoteConfig: z.record(z.string(), z.unknown()).nullable(),
+  /** A remote mapping's provider connection as the server holds it now; null when hosted. */
+  connection: z
+    .object({ id: z.uuid(), status: z.enum(['active', 'revoked']), canRead: z.boolean(), canWrite: z.boolean() })
+    .nullable(),
   createdAt: z.date(),
 });
 /** See MappingSchema. */
@@ -47,8 +57,11 @@ export interface MappingFlags {
   approvalPolicy?: ApprovalPolicy;
 }
 
-/** A mapping whose notes are hosted by kgate. */
-export type HostedMapping = Mapping & { provider: 'hosted'; vaultId: string };
+/**
+ * A mapping whose notes kgate holds in a vault: every mapping, since a remote one holds its synchronized copy. The
+ * name stays from when only hosted mappings had a vault; reads treat both alike, writes branch on `provider`.
+ */
+export type HostedMapping = Mapping;
 
 /** What the caller wants to do through a mapping. */
 export type MappingAccess = 'read' | 'write';

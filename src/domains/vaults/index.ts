@@ -4,6 +4,6 @@ export type { ApprovalPolicy, HostedMapping, Mapping, MappingAccess, MappingFlag
 export { PREVIEW_WINDOW_MS, approvalRefusal, mappingWriteSummary, noteChangeRefusal } from './policy.ts';
 export type { MappingWriteSummary, NoteChangeCapability } from './policy.ts';
 export { createVaultsService } from './service.ts';
-export type { CreateHostedVaultInput, VaultsService } from './service.ts';
+export type { CreateHostedVaultInput, CreateRemoteMappingInput, VaultsService } from './service.ts';
 export { AUTHORITY_CACHE_MAX_AGE_MS, createAuthorityCache } from './authority-cache.ts';
 export type { AuthorityCache, MappingAuthority } from './authority-cache.ts';

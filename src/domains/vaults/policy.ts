@@ -52,17 +52,46 @@ export function mayAccessMapping(role: WorkspaceRole | undefined, access: Mappin
 
 /**
  * Why a mapping refuses note changes under `capability`, or undefined when it accepts them (spec 3.1): a read-only
- * or pull-only mapping refuses every change, and an agent needs the owner's switch. Device-held encryption refuses
- * only changes that write bodies; the notes policy decides that per action.
+ * or pull-only mapping refuses every change, and an agent needs the owner's switch. A remote mapping accepts writes
+ * only when all four conditions of spec 3.1 hold, whoever writes: the owner's switch for that exact mapping, not
+ * pull-only, a connection with provider file-write capability, and no device-held encryption; each failing condition
+ * has its own code. On a hosted mapping device-held encryption refuses only changes that write bodies; the notes
+ * policy decides that per action.
  */
 export function noteChangeRefusal(mapping: Mapping, capability: NoteChangeCapability): KgateError | undefined {
-  if (mapping.readOnly || mapping.pullOnly) {
-    return new KgateError('mapping_read_only', 'This mapping is read-only; it accepts no note changes.');
-  }
+  if (mapping.readOnly) return new KgateError('mapping_read_only', 'This mapping is read-only; it accepts no note changes.');
+  if (mapping.provider !== 'hosted') return remoteWriteRefusal(mapping);
+  if (mapping.pullOnly) return new KgateError('mapping_pull_only', 'This mapping is pull-only; it accepts no note changes.');
   if (capability === 'agent' && !mapping.allowMcpNoteChanges) {
     return new KgateError('mcp_changes_disabled', 'The owner has not allowed MCP note changes on this mapping.');
   }
   return undefined;
+}
+
+/** The four conditions of spec 3.1 for writing to a remote mapping, in the order the owner would fix them. */
+function remoteWriteRefusal(mapping: Mapping): KgateError | undefined {
+  if (!mapping.allowMcpNoteChanges) {
+    return new KgateError('mcp_changes_disabled', 'The owner has not switched on "Allow hosted MCP note changes" for this remote mapping.');
+  }
+  if (mapping.pullOnly) return new KgateError('mapping_pull_only', 'This remote mapping is pull-only: kgate copies from the provider and writes nothing back.');
+  if (!mapping.connection || mapping.connection.status !== 'active') return disconnected();
+  if (!mapping.connection.canWrite) {
+    return new KgateError('provider_write_not_granted', 'The provider connection of this mapping has no file-write access; the owner reconnects it with write access.');
+  }
+  if (mapping.deviceEncrypted) {
+    return new KgateError('device_encrypted', 'Notes of this mapping are encrypted with a device-held key; the server cannot write them.');
+  }
+  return undefined;
+}
+
+/** The refusal of any call on a remote mapping whose connection is gone (spec 2.1: both records are resolved). */
+export function disconnected(): KgateError {
+  return new KgateError('provider_disconnected', "This remote mapping's provider connection is disconnected; its owner reconnects the provider.");
+}
+
+/** Whether a remote mapping's connection may read now (hosted mappings need no connection). */
+export function connectionMayRead(mapping: Mapping): boolean {
+  return mapping.provider === 'hosted' || (mapping.connection?.status === 'active' && mapping.connection.canRead);
 }
 
 /** What discovery (`list_vaults`, `GET /api/dev/mappings`) tells a caller about changing a mapping's notes. */
@@ -78,7 +107,8 @@ export interface MappingWriteSummary {
 /** Summarizes, with the same rules that refuse changes, what an agent may change through a mapping. */
 export function mappingWriteSummary(mapping: Mapping): MappingWriteSummary {
   return {
-    readOnly: mapping.readOnly || mapping.pullOnly,
+    // A remote mapping whose connection cannot write files is read-only whatever its switches say.
+    readOnly: mapping.readOnly || mapping.pullOnly || (mapping.provider !== 'hosted' && mapping.connection?.canWrite !== true),
     writeAccess: noteChangeRefusal(mapping, 'agent') === undefined && !mapping.deviceEncrypted,
     approvalPolicy: mapping.approvalPolicy,
   };

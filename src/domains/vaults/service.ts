@@ -4,10 +4,13 @@ import { isUuid, newId } from '../../kernel/ids.ts';
 import type { Plan } from '../../kernel/principal.ts';
 import { entitlementsOf } from '../accounts/index.ts';
 import type { WorkspaceRole, WorkspacesService } from '../workspaces/index.ts';
-import { ApprovalPolicySchema, MAX_VAULT_NAME_LENGTH, type ApprovalPolicy, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags } from './contract.ts';
+import { ApprovalPolicySchema, MAX_VAULT_NAME_LENGTH, type ApprovalPolicy, type HostedMapping, type Mapping, type MappingAccess, type MappingFlags, type ProviderKind } from './contract.ts';
 import type { AuthorityCache } from './authority-cache.ts';
-import { mayAccessMapping, permissionFor } from './policy.ts';
+import { connectionMayRead, disconnected, mayAccessMapping, permissionFor } from './policy.ts';
 import * as store from './store.ts';
+
+// Enough for every mapping a busy process serves; a forgotten one only runs its next apply alone.
+const MAX_REMEMBERED_KINDS = 100_000;
 
 /** Input of `createHostedVault`. */
 export interface CreateHostedVaultInput {
@@ -20,9 +23,27 @@ export interface CreateHostedVaultInput {
   allowMcpNoteChanges?: boolean;
 }
 
+/** Input of `createRemoteMapping`: the root is already resolved by the provider's adapter. */
+export interface CreateRemoteMappingInput {
+  accountId: string;
+  workspaceId: string;
+  name: string;
+  provider: Exclude<ProviderKind, 'hosted'>;
+  /** The account's own active provider connection (the providers domain checked it). */
+  connectionId: string;
+  /** The root as the owner reads it, and as the adapter resolved it. */
+  remoteRoot: string;
+  remoteConfig: Record<string, unknown>;
+  pullOnly: boolean;
+  allowMcpNoteChanges: boolean;
+  deviceEncrypted: boolean;
+}
+
 /** Vault and mapping use cases. */
 export interface VaultsService {
   createHostedVault(input: CreateHostedVaultInput, sql?: Sql): Promise<HostedMapping>;
+  /** Creates a remote mapping and the vault for its synchronized copy (workspace managers only). */
+  createRemoteMapping(input: CreateRemoteMappingInput, sql?: Sql): Promise<Mapping>;
   /** Mappings owned by the account (what `list_vaults` discovers). */
   listOwnedMappings(accountId: string, sql?: Sql): Promise<Mapping[]>;
   /**
@@ -49,6 +70,16 @@ export interface VaultsService {
   setMcpNoteChanges(accountId: string, mappingId: string, on: boolean): Promise<Mapping>;
   /** Sets the approval policy of a mapping the account owns (the owner's decision, like the switch above). */
   setApprovalPolicy(accountId: string, mappingId: string, policy: ApprovalPolicy): Promise<Mapping>;
+  /**
+   * The owner's pull-only and device-held encryption switches of one mapping (only what is given changes). Like the
+   * switch above, the owner's own decision: for anyone else, and for unknown or malformed ids, the same `not_found`.
+   */
+  setOwnerSwitches(accountId: string, mappingId: string, switches: Pick<MappingFlags, 'pullOnly' | 'deviceEncrypted'>): Promise<Mapping>;
+  /**
+   * The provider kind of a mapping this process has resolved before, without a query; undefined when not seen yet.
+   * A mapping's kind never changes, so the answer never goes stale; it grants nothing (it is not authority).
+   */
+  providerOf(mappingId: string): ProviderKind | undefined;
   /** Like `resolveMapping`, for operations that only hosted vaults support. */
   resolveHostedMapping(accountId: string, mappingId: string, access: MappingAccess, sql?: Sql): Promise<HostedMapping>;
   /**
@@ -61,10 +92,6 @@ export interface VaultsService {
     access: MappingAccess,
     sql?: Sql,
   ): Promise<{ mapping: HostedMapping; contentVersion: number }>;
-}
-
-function isHosted(mapping: Mapping): mapping is HostedMapping {
-  return mapping.provider === 'hosted' && mapping.vaultId !== null;
 }
 
 /**
@@ -85,29 +112,37 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService,
     return found;
   }
 
+  // Mapping id to provider kind, which never changes; bounded, oldest forgotten first.
+  const kinds = new Map<string, ProviderKind>();
+  const rememberKind = (mapping: Mapping) => {
+    if (kinds.has(mapping.id)) return;
+    if (kinds.size >= MAX_REMEMBERED_KINDS) kinds.delete(kinds.keys().next().value!);
+    kinds.set(mapping.id, mapping.provider);
+  };
+
   async function resolveMapping(accountId: string, mappingId: string, access: MappingAccess, sql: Sql = db) {
     if (!isUuid(mappingId)) throw unknownMapping();
     const found = await findForCaller(sql, mappingId, accountId);
+    if (found) rememberKind(found.mapping);
     // A non-member learns nothing, not even that the mapping exists.
     if (!found || found.role === undefined) throw unknownMapping();
     if (!mayAccessMapping(found.role, access)) {
       const permission = permissionFor(access);
       throw new KgateError('forbidden', `Your role in this workspace does not allow ${permission}.`, { permission });
     }
+    // A remote mapping is usable only with its owner's active provider connection (spec 2.1): the mapping's id is
+    // not vault authority on its own, even for the copy kgate holds.
+    if (!connectionMayRead(found.mapping)) throw disconnected();
     return found;
   }
 
   async function resolveHosted(accountId: string, mappingId: string, access: MappingAccess, sql: Sql = db) {
     const found = await resolveMapping(accountId, mappingId, access, sql);
-    if (!isHosted(found.mapping)) {
-      throw new KgateError('invalid_request', 'This operation is only available for hosted vaults.', {
-        provider: found.mapping.provider,
-      });
-    }
     return { mapping: found.mapping, contentVersion: found.contentVersion };
   }
 
   return {
+    providerOf: (mappingId) => kinds.get(mappingId),
     async createHostedVault(input, sql = db) {
       const name = input.name.trim();
       if (name.length === 0 || name.length > MAX_VAULT_NAME_LENGTH) {
@@ -128,7 +163,26 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService,
         name,
         allowMcpNoteChanges: input.allowMcpNoteChanges ?? false,
       });
-      return mapping as HostedMapping;
+      return mapping;
+    },
+    async createRemoteMapping(input, sql = db) {
+      const name = input.name.trim();
+      if (name.length === 0 || name.length > MAX_VAULT_NAME_LENGTH) {
+        throw new KgateError('invalid_request', `A mapping name has 1 to ${MAX_VAULT_NAME_LENGTH} characters.`, { field: 'name' });
+      }
+      await workspaces.authorize(input.accountId, input.workspaceId, 'vault.manage', sql);
+      return store.insertRemoteMapping(sql, {
+        vaultId: newId(),
+        mappingId: newId(),
+        workspaceId: input.workspaceId,
+        ownerId: input.accountId,
+        name,
+        provider: input.provider,
+        connectionId: input.connectionId,
+        remoteRoot: input.remoteRoot,
+        remoteConfig: input.remoteConfig,
+        flags: { pullOnly: input.pullOnly, allowMcpNoteChanges: input.allowMcpNoteChanges, deviceEncrypted: input.deviceEncrypted },
+      });
     },
     listOwnedMappings: (accountId, sql = db) => store.listMappingsOwnedBy(sql, accountId),
     listAccessibleMappings: (accountId, sql = db) => store.listMappingsForMember(sql, accountId),
@@ -156,6 +210,15 @@ export function createVaultsService(db: Database, workspaces: WorkspacesService,
       if (!mapping || mapping.ownerAccountId !== accountId) throw unknownMapping();
       if (!ApprovalPolicySchema.safeParse(policy).success) throw new KgateError('invalid_request', 'The approval policy is open, preview-first or people-approve.');
       if (!(await store.updateMappingFlags(db, mappingId, { approvalPolicy: policy }))) throw unknownMapping();
+      cache.forgetMapping(mappingId);
+      return (await store.findMapping(db, mappingId)) ?? Promise.reject(unknownMapping());
+    },
+    async setOwnerSwitches(accountId, mappingId, switches) {
+      const mapping = isUuid(mappingId) ? await store.findMapping(db, mappingId) : undefined;
+      if (!mapping || mapping.ownerAccountId !== accountId) throw unknownMapping();
+      // Only these two: the setter must not become a way to change read-only or the approval policy.
+      const flags: MappingFlags = { pullOnly: switches.pullOnly, deviceEncrypted: switches.deviceEncrypted };
+      if (!(await store.updateMappingFlags(db, mappingId, flags))) throw unknownMapping();
       cache.forgetMapping(mappingId);
       return (await store.findMapping(db, mappingId)) ?? Promise.reject(unknownMapping());
     },

@@ -1,3 +1,4 @@
+import type { ConnectionsService, RemoteMappingsService, SyncService } from '../../domains/providers/index.ts';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -18,11 +19,19 @@ import { createPipeline, type Pipeline, type PipelineDependencies } from '../inv
 import type { AnyOperation } from '../operations/operation.ts';
 import { OPERATIONS } from '../operations/table.ts';
 import { mcpGateway } from '../mcp/transport.ts';
+import { INTELLIGENCE_INSTRUCTIONS } from '../mcp/protocol.ts';
+import { INTELLIGENCE_MCP_SURFACE } from '../invocation/surface.ts';
+import { INTELLIGENCE_OPERATIONS } from '../operations/intelligence-operations.ts';
 import { toolCatalogue } from '../mcp/tool-list.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Mailer } from '../../net/mail.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
 import { developerApi } from '../rest/dev-api.ts';
+import { productRuntime } from '../product/api.ts';
+import { runtimeTokenRoute } from '../product/token-endpoint.ts';
+import { googleConnectionCallback } from '../product/connection-callback.ts';
+import type { RuntimeCredentialsService } from '../../domains/runtime/credentials/index.ts';
+import type { RuntimeAdminService } from '../../domains/runtime/admin/index.ts';
 import { webPages } from '../web/index.ts';
 import { sessionTransactions } from '../webmcp/transactions-route.ts';
 import { accountRoutes } from './account-routes.ts';
@@ -42,6 +51,10 @@ export interface HttpDependencies extends PipelineDependencies {
   sessions: SessionsService;
   workspaces: WorkspacesService;
   membership: MembershipService;
+  /** Provider connections, remote mappings and their sync, for the account pages (docs/providers.md). */
+  connections: ConnectionsService;
+  remoteMappings: RemoteMappingsService;
+  sync: SyncService;
   /** Sends invitation links by e-mail when an SMTP server is configured. */
   mailer?: Mailer | undefined;
   /** Reverse proxies in front of the gateway whose X-Forwarded-For is believed (KGATE_TRUST_PROXY); 0: none. */
@@ -50,10 +63,23 @@ export interface HttpDependencies extends PipelineDependencies {
   operations?: readonly AnyOperation[];
   /** Where requests and refusals are counted for the operator (`GET /metrics`); none in tests that do not look. */
   metrics?: Metrics | undefined;
+  /** Service principals' client credentials: the Product Runtime's token endpoint and the organization admins' pages. */
+  runtimeCredentials: RuntimeCredentialsService;
+  /** Organizations, products, installations and grants, for the organization admins' and customers' pages. */
+  runtimeAdmin: RuntimeAdminService;
 }
 
 /** The path of the hosted MCP gateway (spec 4.1). */
 const MCP_PATH = '/api/mcp';
+/** The path of the product-only MCP endpoint (spec 4.4): the six published-intelligence tools and nothing else. */
+const INTELLIGENCE_MCP_PATH = '/api/intelligence/mcp';
+
+/** The operations of a table that the product-only endpoint serves: the published-intelligence ones, none other. */
+function intelligenceOperationsOf(operations: readonly AnyOperation[]): readonly AnyOperation[] {
+  const served = operations.filter((operation) => INTELLIGENCE_OPERATIONS.includes(operation));
+  // The whole table's own list, when it holds all six: the catalogue is made once per array (tool-list.ts).
+  return served.length === INTELLIGENCE_OPERATIONS.length ? INTELLIGENCE_OPERATIONS : served;
+}
 
 /**
  * Makes ahead of `createHttpHandler` what does not depend on services or the address: the MCP tool list, whose JSON
@@ -61,21 +87,34 @@ const MCP_PATH = '/api/mcp';
  */
 export function prepareHttpHandler(operations: readonly AnyOperation[] = OPERATIONS): void {
   toolCatalogue(operations);
+  toolCatalogue(intelligenceOperationsOf(operations));
 }
 
 /**
- * The whole HTTP surface as one Node request handler: the MCP gateway on its own Node route (see its transport for
- * why), everything else through the Hono application. Both call operations through one invocation pipeline.
+ * The whole HTTP surface as one Node request handler: the MCP gateway and the product-only MCP endpoint on their own
+ * Node routes (see the transport for why), everything else through the Hono application. Both call operations through one invocation pipeline.
  */
 export function createHttpHandler(deps: HttpDependencies): NodeHandler {
   const pipeline = createPipeline(deps);
   const operations = deps.operations ?? OPERATIONS;
   const mcp = mcpGateway({ pipeline, operations, version: deps.version, baseUrl: deps.baseUrl, logger: deps.logger, metrics: deps.metrics });
+  const intelligence = mcpGateway({
+    pipeline,
+    operations: intelligenceOperationsOf(operations),
+    version: deps.version,
+    baseUrl: deps.baseUrl,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    path: INTELLIGENCE_MCP_PATH,
+    surface: INTELLIGENCE_MCP_SURFACE,
+    instructions: INTELLIGENCE_INSTRUCTIONS,
+  });
   const hono = getRequestListener(createHttpApp(deps, pipeline).fetch);
   return async (req, res) => {
     const url = req.url ?? '';
     const path = url.indexOf('?') < 0 ? url : url.slice(0, url.indexOf('?'));
     if (path === MCP_PATH || path === `${MCP_PATH}/`) return mcp(req, res);
+    if (path === INTELLIGENCE_MCP_PATH || path === `${INTELLIGENCE_MCP_PATH}/`) return intelligence(req, res);
     await hono(req, res);
   };
 }
@@ -92,8 +131,23 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
   app.route('/api/account', accountRoutes(pipeline));
   app.route('/api/dev', developerApi({ pipeline, operations: deps.operations ?? OPERATIONS, baseUrl: deps.baseUrl, version: deps.version }));
   app.route('/', oauthRoutes(deps.oauth, { trustedProxies: deps.trustedProxies }));
-  const { scopes, knowledge, proposals, views, synthesis, traces } = deps.services;
-  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline, scopes, knowledge, proposals, views, synthesis, traces }));
+  // The token endpoint speaks OAuth, not the runtime envelope, and comes before the runtime's version check.
+  app.route('/', runtimeTokenRoute(deps.runtimeCredentials));
+  // Google's redirect back after a product's delegated connection: a browser redirect, not a runtime envelope call.
+  if (deps.services.educationConnections) app.route('/', googleConnectionCallback({ educationConnections: deps.services.educationConnections }));
+  app.route(
+    '/',
+    productRuntime({
+      pipeline,
+      operations: deps.operations ?? OPERATIONS,
+      runtime: deps.services.runtime,
+      tokens: deps.tokens,
+      baseUrl: deps.baseUrl,
+      version: deps.version,
+    }),
+  );
+  const { scopes, knowledge, proposals, views, synthesis, traces, packs } = deps.services;
+  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline, scopes, knowledge, proposals, views, synthesis, traces, packs }));
   app.route('/', sessionTransactions({ pipeline, baseUrl: () => deps.baseUrl }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));

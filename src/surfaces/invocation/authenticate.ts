@@ -24,7 +24,7 @@ export async function authenticate(authenticators: Authenticators, surface: Surf
   const kind: CredentialKind = isOAuthAccessToken(bearer) ? 'oauth' : 'personal_access_token';
   if (!surface.credentials.includes(kind)) throw new KgateError('unauthenticated', surface.credentialRefusal);
   const principal =
-    kind === 'oauth' ? await authenticators.oauth.authenticateAccessToken(bearer) : await authenticators.tokens.authenticate(bearer);
+    kind === 'oauth' ? await authenticators.oauth.authenticateAccessToken(bearer, surface.oauthResource ?? 'main') : await authenticators.tokens.authenticate(bearer);
   if (surface.entitlement && !principal.entitlements[surface.entitlement.key]) {
     throw new KgateError('plan_required', surface.entitlement.refusal);
   }

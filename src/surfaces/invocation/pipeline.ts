@@ -1,8 +1,16 @@
 import { KgateError } from '../../kernel/errors.ts';
-import type { IdempotencyService, IdempotentOutcome } from '../../domains/idempotency/index.ts';
+import type { IdempotencyService, IdempotentCommit, IdempotentOutcome } from '../../domains/idempotency/index.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
+import type { RuntimeReservation } from '../../domains/runtime/index.ts';
 import type { Reservation, UsageService } from '../../domains/usage/index.ts';
-import { appliesChange, type AnyOperation, type OperationContext, type OperationScope, type OperationServices } from '../operations/operation.ts';
+import {
+  appliesChange,
+  type AnyOperation,
+  type OperationContext,
+  type OperationScope,
+  type OperationServices,
+  type RuntimeCallContext,
+} from '../operations/operation.ts';
 import { admit, assertCredentialAccepted } from './admit.ts';
 import { createFairShare } from './fair-share.ts';
 import { authenticate, authenticateSession, type Authenticators } from './authenticate.ts';
@@ -14,7 +22,7 @@ import { validateInput, validateKey, type ReceivedKey } from './validate.ts';
 /** What the pipeline runs on. */
 export interface PipelineDependencies extends Authenticators {
   usage: Pick<UsageService, 'reserve'>;
-  idempotency: Pick<IdempotencyService, 'run' | 'runShared'>;
+  idempotency: Pick<IdempotencyService, 'run' | 'runShared' | 'runStaged'>;
   services: OperationServices;
   /** Counts refusals before execution for the operator, by surface and code. */
   metrics?: Pick<Metrics, 'countRefusal'> | undefined;
@@ -29,6 +37,8 @@ export interface Call {
   readInput: () => unknown;
   /** The idempotency key as received (header or argument), checked by the pipeline. */
   idempotencyKey: ReceivedKey;
+  /** On the Product Runtime: the chain as its surface resolved it before the call (docs/runtime.md). */
+  runtime?: RuntimeCallContext;
 }
 
 /**
@@ -36,9 +46,13 @@ export interface Call {
  * consumed nothing; surfaces answer such refusals at the protocol level. `replayed` marks an answer stored under
  * the idempotency key by an earlier identical call.
  */
-export type Invocation =
+export type Invocation = (
   | { ok: true; output: Record<string, unknown>; replayed: boolean; reservation: Reservation | undefined }
-  | { ok: false; error: KgateError; admitted: boolean; replayed: boolean; reservation: Reservation | undefined };
+  | { ok: false; error: KgateError; admitted: boolean; replayed: boolean; reservation: Reservation | undefined }
+) & {
+  /** On a metered Product Runtime call: what its reservation left of the organization's month. */
+  runtimeReservation?: RuntimeReservation;
+};
 
 /** The one invocation pipeline every surface calls (docs/architecture.md shows its steps). */
 export interface Pipeline {
@@ -76,12 +90,22 @@ async function execute(
     return () => Promise.resolve({ replayed: false, value });
   }
   if (key === undefined) throw new KgateError('idempotency_key_required', call.surface.words.missingKey);
-  const request = { accountId: ctx.principal.accountId, key, operation: operation.id, input };
+  const runtime = ctx.principal.runtime;
+  const request = {
+    accountId: ctx.principal.accountId,
+    key,
+    operation: operation.id,
+    input,
+    ...(runtime ? { principalScope: `service-principal:${runtime.principalId}` } : {}),
+  };
   const shared = operation.share?.(ctx, input);
   if (shared) {
     return () => deps.idempotency.runShared(request, { ...shared, present: (result: unknown) => present(operation, result as Record<string, unknown>) });
   }
-  const outcome = await deps.idempotency.run(request, async (commit) => present(operation, await operation.run({ ...ctx, commit }, input)));
+  const work = async (commit: IdempotentCommit) => present(operation, await operation.run({ ...ctx, commit }, input));
+  const outcome = operation.stage
+    ? await deps.idempotency.runStaged(request, (claim) => operation.stage!(ctx, input, claim), work)
+    : await deps.idempotency.run(request, work);
   return () => Promise.resolve(outcome);
 }
 
@@ -135,28 +159,37 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
     async invoke(call) {
       const { surface, principal, operation } = call;
       let reservation: Reservation | undefined;
+      let runtimeReservation: RuntimeReservation | undefined;
       try {
         assertCredentialAccepted(operation, principal);
         reservation = await admit(deps.usage, surface, principal, operation.scope);
+        // The Product Runtime meters the product organization's month instead of an account's allowance.
+        if (surface.runtimeMeter && principal.runtime) runtimeReservation = await deps.services.runtime.reserve(principal.runtime);
       } catch (error) {
         countRefusal(surface, error);
         if (error instanceof KgateError) return { ok: false, error, admitted: false, replayed: false, reservation };
         throw error;
       }
+      const metered = runtimeReservation ? { runtimeReservation } : {};
       const run = async (): Promise<Pending> => {
         const input = validateInput(surface, operation, await Promise.resolve(call.readInput()));
         // Only an operation that can apply a change takes a key; a read ignores one (REST) or refuses it as an argument.
         const key = operation.idempotency === 'none' ? undefined : validateKey(surface, call.idempotencyKey);
-        const ctx: OperationContext = { principal, services: deps.services, noteChanges: surface.noteChanges };
+        const ctx: OperationContext = {
+          principal,
+          services: deps.services,
+          noteChanges: surface.noteChanges,
+          ...(call.runtime ? { runtime: call.runtime } : {}),
+        };
         return execute(deps, ctx, call, input, key);
       };
       try {
         // Heavy calls (validation of many notes, plans, diffs) take turns on the request thread (fair-share.ts).
         const pending = await (operation.cost === 'heavy' ? heavy.run(run) : run());
         const outcome = await pending();
-        return { ok: true as const, output: unwrap(operation, outcome), replayed: outcome.replayed, reservation };
+        return { ok: true as const, output: unwrap(operation, outcome), replayed: outcome.replayed, reservation, ...metered };
       } catch (error) {
-        if (error instanceof KgateError) return { ok: false, error, admitted: true, replayed: error instanceof ReplayedError, reservation };
+        if (error instanceof KgateError) return { ok: false, error, admitted: true, replayed: error instanceof ReplayedError, reservation, ...metered };
         throw error;
       }
     },

@@ -15,10 +15,17 @@ export interface SurfaceProfile {
   credentials: readonly CredentialKind[];
   /** Why a credential of another kind is refused. */
   credentialRefusal: string;
+  /**
+   * Where OAuth access tokens are presented: at the main MCP resource (only its tokens), or at the product-only endpoint
+   * (`narrow`: its own tokens and the main resource's). Absent: `main`.
+   */
+  oauthResource?: 'main' | 'narrow';
   /** The plan entitlement the surface needs, checked on every request (spec 5 rule 2), and the refusal's message. */
   entitlement?: { key: keyof Pick<Entitlements, 'developerApi' | 'hostedMcp'>; refusal: string };
   /** The allowance counter its operations reserve units of (spec 8 rule 2); none for account self-service. */
   counter?: UsageCounter;
+  /** Its operations reserve one of the product organization's monthly operations (spec 8 rule 3; the Product Runtime). */
+  runtimeMeter?: true;
   /** The capability under which its callers change notes (vaults policy). */
   noteChanges: NoteChangeCapability;
   /** Words of its messages: what a call is, what its input is and its root, where the idempotency key goes. */
@@ -48,6 +55,32 @@ export const MCP_SURFACE: SurfaceProfile = {
   counter: 'mcp',
   noteChanges: 'agent',
   words: { call: 'tool', input: 'arguments', root: '(arguments)', keyField: 'idempotencyKey', missingKey: 'Applying a change needs an idempotencyKey.' },
+};
+
+/**
+ * The product-only MCP endpoint (spec 4.4: `POST /api/intelligence/mcp`): the authentication, transport and accounting
+ * of the MCP gateway, serving only the six published-intelligence tools. OAuth access tokens issued for it are good
+ * only here; tokens for the main MCP resource are good here too, since this endpoint serves a part of it.
+ */
+export const INTELLIGENCE_MCP_SURFACE: SurfaceProfile = {
+  ...MCP_SURFACE,
+  name: 'intelligence-mcp',
+  oauthResource: 'narrow',
+  credentialRefusal: 'This credential is not accepted at the product-only MCP endpoint.',
+};
+
+/**
+ * The Product Runtime (spec 4.7, docs/runtime.md): service principals' access tokens only, metered per product
+ * organization rather than per account plan. A product publishes directly, as a script does, under its grant: the
+ * mapping's read-only and pull-only flags and its approval policy still apply.
+ */
+export const PRODUCT_SURFACE: SurfaceProfile = {
+  name: 'product',
+  credentials: ['service_principal'],
+  credentialRefusal: 'The Product Runtime accepts only Product Runtime access tokens (the client credentials grant of a service principal).',
+  runtimeMeter: true,
+  noteChanges: 'direct',
+  words: { call: 'operation', input: 'input', root: '(body)', keyField: 'Idempotency-Key', missingKey: 'Applying a change needs an Idempotency-Key header.' },
 };
 
 /** `GET /api/account`: any plan may check its own token; it runs no operation and counts nothing. */

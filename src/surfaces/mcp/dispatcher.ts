@@ -1,6 +1,5 @@
-import { MCP_SURFACE } from '../invocation/surface.ts';
 import { JSONRPC, JsonRpcError, type PreserializedResult } from './json-rpc.ts';
-import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, SERVER_INSTRUCTIONS, negotiateVersion } from './protocol.ts';
+import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, negotiateVersion } from './protocol.ts';
 import { callTool, type ToolCallContext } from './tool-call.ts';
 
 /** Methods this server answers; anything else is "method not found" and consumes nothing. */
@@ -23,6 +22,8 @@ export function discoveryDocument(version: string) {
 /** What one JSON-RPC request is answered with. */
 export interface DispatchContext extends ToolCallContext {
   serverVersion: string;
+  /** What initialize tells agents about this endpoint. */
+  instructions: string;
 }
 
 /**
@@ -33,14 +34,14 @@ export interface DispatchContext extends ToolCallContext {
  */
 export async function dispatch(method: string, params: Record<string, unknown>, ctx: DispatchContext): Promise<Record<string, unknown> | PreserializedResult> {
   if (method === 'tools/call') return callTool(params, ctx);
-  await ctx.pipeline.admit(MCP_SURFACE, ctx.principal);
+  await ctx.pipeline.admit(ctx.surface, ctx.principal);
   switch (method) {
     case 'initialize':
       return {
         protocolVersion: negotiateVersion(params.protocolVersion),
         capabilities: { tools: { listChanged: false } },
         serverInfo: serverInfo(ctx.serverVersion),
-        instructions: SERVER_INSTRUCTIONS,
+        instructions: ctx.instructions,
       };
     case 'ping':
       return {};

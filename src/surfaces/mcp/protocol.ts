@@ -29,3 +29,11 @@ export const SERVER_INSTRUCTIONS = [
   'then call the matching apply tool with exactly the approved notes, a new idempotencyKey, and each existing note\'s current hash (beforeRevision of the preview).',
   'A stale hash is rejected, never overwritten: read the note again and preview again.',
 ].join(' ');
+
+/** What initialize tells agents at the product-only endpoint (spec 4.4), which serves only the six published-intelligence tools. */
+export const INTELLIGENCE_INSTRUCTIONS = [
+  'This endpoint serves only published intelligence: curated, citable packs of a product you are entitled to, with no access to any vault.',
+  'Every tool takes the product slug and a required asOf cutoff (YYYY-MM-DD): nothing published, reported or accepted after it is answered.',
+  'Start with list_published_intelligence_sources or search_published_intelligence, cite the evidence (source, version, citation URL) you use,',
+  'and use get_published_intelligence_changes with from and asOf to see what was added, superseded or retracted between two dates.',
+].join(' ');

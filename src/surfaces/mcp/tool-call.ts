@@ -1,7 +1,7 @@
 import { KgateError } from '../../kernel/errors.ts';
 import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
-import { MCP_SURFACE } from '../invocation/surface.ts';
+import type { SurfaceProfile } from '../invocation/surface.ts';
 import { JSONRPC, JsonRpcError, PreserializedResult } from './json-rpc.ts';
 import type { ToolCatalogue, ToolOperation } from './tool-list.ts';
 
@@ -10,6 +10,8 @@ export interface ToolCallContext {
   pipeline: Pipeline;
   principal: AuthenticatedPrincipal;
   tools: ToolCatalogue;
+  /** The surface the endpoint is: the MCP gateway, or the product-only endpoint. */
+  surface: SurfaceProfile;
 }
 
 /** A tool failure as MCP carries it: `isError` with the stable code, message and details in structuredContent. */
@@ -49,7 +51,7 @@ function splitArguments(operation: ToolOperation, args: unknown): { input: unkno
 export async function callTool(params: Record<string, unknown>, ctx: ToolCallContext) {
   const name = params.name;
   if (typeof name !== 'string') {
-    await ctx.pipeline.admit(MCP_SURFACE, ctx.principal);
+    await ctx.pipeline.admit(ctx.surface, ctx.principal);
     throw new JsonRpcError(JSONRPC.invalidParams, 'tools/call needs the name of a tool, as a string.');
   }
   const operation = ctx.tools.named(name);
@@ -57,12 +59,12 @@ export async function callTool(params: Record<string, unknown>, ctx: ToolCallCon
     // A tool result, not a protocol error, so that the model reads the list and corrects itself. The 2025-11-25
     // spec lists unknown tools under protocol errors, but the official conformance suite (tools-call-error) and
     // SEP-1303's aim (errors a model can act on) want isError; docs/mcp.md records the decision.
-    await ctx.pipeline.admit(MCP_SURFACE, ctx.principal);
+    await ctx.pipeline.admit(ctx.surface, ctx.principal);
     return toolError(new KgateError('not_found', `Unknown tool: ${name}. Available tools: ${ctx.tools.names.join(', ')}.`));
   }
   const { input, key } = splitArguments(operation, params.arguments ?? {});
   const invocation = await ctx.pipeline.invoke({
-    surface: MCP_SURFACE,
+    surface: ctx.surface,
     principal: ctx.principal,
     operation,
     readInput: () => input,

@@ -11,9 +11,10 @@ import { type NodeHandler, logRequest, requestIdOf, send } from '../http/node-ex
 import { HTTP_STATUS } from '../http/problem.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import type { AnyOperation } from '../operations/operation.ts';
-import { MCP_SURFACE } from '../invocation/surface.ts';
+import { MCP_SURFACE, type SurfaceProfile } from '../invocation/surface.ts';
 import { answerMessages } from './answer.ts';
 import { discoveryDocument } from './dispatcher.ts';
+import { SERVER_INSTRUCTIONS } from './protocol.ts';
 import { foreignRequest, header } from './http-edges.ts';
 import { JSONRPC, replyBody, rpcError, serializeReply, type Reply } from './json-rpc.ts';
 import { checkTransport, readMessages } from './messages.ts';
@@ -29,6 +30,12 @@ export interface McpDependencies {
   baseUrl: string;
   logger: Logger;
   metrics?: Metrics | undefined;
+  /** Where it is served, default `/api/mcp`; the product-only endpoint is `/api/intelligence/mcp` (spec 4.4). */
+  path?: string;
+  /** The surface profile of its calls, default the MCP gateway's. */
+  surface?: SurfaceProfile;
+  /** What initialize tells agents, default the MCP gateway's instructions. */
+  instructions?: string;
 }
 
 /** The outcome of one request: status, extra headers and the body, text or UTF-8 bytes (none for 202 and 405). */
@@ -59,7 +66,11 @@ const reply = (status: number, payload: Reply, headers?: Record<string, string>)
  */
 export function mcpGateway(deps: McpDependencies): NodeHandler {
   const base = deps.baseUrl ? new URL(deps.baseUrl) : undefined;
-  const resourceMetadata = `${deps.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
+  const path = deps.path ?? '/api/mcp';
+  const surface = deps.surface ?? MCP_SURFACE;
+  const instructions = deps.instructions ?? SERVER_INSTRUCTIONS;
+  // RFC 9728 s3.1: the metadata of the resource at `path` lives at the well-known prefix followed by that path.
+  const resourceMetadata = `${deps.baseUrl}/.well-known/oauth-protected-resource${path}`;
   const tools = toolCatalogue(deps.operations);
 
   /**
@@ -69,7 +80,7 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
   async function authenticateBridge(req: IncomingMessage): Promise<AuthenticatedPrincipal> {
     const refused = bridgeRefusal({ header: (name) => header(req, name) }, base?.origin ?? '');
     if (refused) throw new KgateError('forbidden', refused);
-    return deps.pipeline.authenticateSession(MCP_SURFACE, cookieValue(header(req, 'cookie'), sessionCookieName(() => deps.baseUrl)));
+    return deps.pipeline.authenticateSession(surface, cookieValue(header(req, 'cookie'), sessionCookieName(() => deps.baseUrl)));
   }
 
   /**
@@ -80,7 +91,7 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     try {
       const authorization = header(req, 'authorization');
       if (authorization === undefined && header(req, WEBMCP_HEADER) !== undefined) return await authenticateBridge(req);
-      return await deps.pipeline.authenticate(MCP_SURFACE, authorization);
+      return await deps.pipeline.authenticate(surface, authorization);
     } catch (error) {
       if (!(error instanceof KgateError)) throw error;
       const refused = rpcError(null, JSONRPC.invalidRequest, error.message, { code: error.code });
@@ -97,7 +108,7 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     if (!read.ok) return { ...reply(read.status, read.reply, read.headers), principal };
     const refused = checkTransport(req, read);
     if (refused) return { ...reply(refused.status, refused.reply, refused.headers), principal };
-    const answers = await answerMessages(read.messages, read.batch, { pipeline: deps.pipeline, principal, tools, serverVersion: deps.version, resourceMetadata });
+    const answers = await answerMessages(read.messages, read.batch, { pipeline: deps.pipeline, principal, tools, surface, instructions, serverVersion: deps.version, resourceMetadata });
     if (answers.replies.length === 0) return { status: 202, principal };
     if (read.batch) return { status: answers.status, headers: answers.headers, body: `[${answers.replies.map(serializeReply).join(',')}]`, principal };
     const { body, encoding, varies } = replyBody(answers.replies[0]!, () => acceptsGzip(req));
@@ -138,7 +149,7 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     send(res, outcome.status, headers, outcome.body);
     logRequest(
       deps.logger,
-      { reqId, method: req.method ?? '', path: '/api/mcp', route: '/api/mcp', status: outcome.status, started, accountId: outcome.principal?.accountId },
+      { reqId, method: req.method ?? '', path, route: path, status: outcome.status, started, accountId: outcome.principal?.accountId },
       deps.metrics,
     );
   };

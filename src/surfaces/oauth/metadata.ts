@@ -2,6 +2,8 @@ import { OAUTH_SCOPES } from '../../domains/oauth/index.ts';
 
 /** Where the protected-resource metadata of the MCP resource lives (RFC 9728 s3.1: the path after the well-known). */
 export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/api/mcp';
+/** Where the protected-resource metadata of the product-only MCP endpoint lives (spec 4.4). */
+export const INTELLIGENCE_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/api/intelligence/mcp';
 /** The root fallback that clients try when the path-specific document is missing. */
 export const PROTECTED_RESOURCE_METADATA_ROOT = '/.well-known/oauth-protected-resource';
 /** RFC 8414 s3: the issuer has no path, so the metadata sits right at the well-known location. */
@@ -15,15 +17,18 @@ export const OAUTH_PATHS = {
   revoke: '/oauth/revoke',
 } as const;
 
-/** RFC 9728 protected-resource metadata of `{base}/api/mcp`. */
-export function protectedResourceMetadata(base: string): Record<string, unknown> {
+/**
+ * RFC 9728 protected-resource metadata of `{base}/api/mcp`, or of the product-only endpoint
+ * `{base}/api/intelligence/mcp` (whose tokens are good only there; docs/oauth.md).
+ */
+export function protectedResourceMetadata(base: string, path: '/api/mcp' | '/api/intelligence/mcp' = '/api/mcp'): Record<string, unknown> {
   return {
     // s3.3: must equal the resource identifier the client used to build the metadata URL, character for character.
-    resource: `${base}/api/mcp`,
+    resource: `${base}${path}`,
     authorization_servers: [base],
     scopes_supported: ['mcp:read', 'mcp:write'],
     bearer_methods_supported: ['header'],
-    resource_name: 'kgate MCP gateway',
+    resource_name: path === '/api/mcp' ? 'kgate MCP gateway' : 'kgate published intelligence (product-only MCP)',
   };
 }
 

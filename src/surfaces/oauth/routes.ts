@@ -8,6 +8,7 @@ import {
   AUTHORIZATION_SERVER_METADATA_PATH,
   OAUTH_PATHS,
   PROTECTED_RESOURCE_METADATA_PATH,
+  INTELLIGENCE_RESOURCE_METADATA_PATH,
   PROTECTED_RESOURCE_METADATA_ROOT,
   authorizationServerMetadata,
   protectedResourceMetadata,
@@ -64,6 +65,7 @@ export function oauthRoutes(oauth: OAuthService, options: OAuthRouteOptions): Ho
   };
   const machinePaths = [
     PROTECTED_RESOURCE_METADATA_PATH,
+    INTELLIGENCE_RESOURCE_METADATA_PATH,
     PROTECTED_RESOURCE_METADATA_ROOT,
     AUTHORIZATION_SERVER_METADATA_PATH,
     OAUTH_PATHS.register,
@@ -75,6 +77,7 @@ export function oauthRoutes(oauth: OAuthService, options: OAuthRouteOptions): Ho
   const resourceMetadata = (c: Context<HttpEnv>) => c.json(protectedResourceMetadata(oauth.issuer()));
   routes.get(PROTECTED_RESOURCE_METADATA_PATH, resourceMetadata);
   routes.get(PROTECTED_RESOURCE_METADATA_ROOT, resourceMetadata);
+  routes.get(INTELLIGENCE_RESOURCE_METADATA_PATH, (c) => c.json(protectedResourceMetadata(oauth.issuer(), '/api/intelligence/mcp')));
   routes.get(AUTHORIZATION_SERVER_METADATA_PATH, (c) => c.json(authorizationServerMetadata(oauth.issuer())));
 
   routes.post(OAUTH_PATHS.register, bodyLimit({ maxSize: MAX_REGISTRATION_BYTES, onError: tooLarge }), async (c) => {

@@ -124,6 +124,18 @@ export const createOrAppendNote = defineOperation({
     idempotencyKey: 'optional',
     marksReplays: true,
   },
+  stage: (ctx, input, claim) =>
+    input.dryRun
+      ? Promise.resolve(undefined)
+      : ctx.services.notes.stageCreateOrAppend({
+          actor: ctx.principal.actor,
+          mappingId: input.mappingId,
+          path: input.path,
+          addition: input.content,
+          capability: ctx.noteChanges,
+          ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}),
+          ...claim,
+        }),
   run: (ctx, input) =>
     ctx.services.notes.createOrAppend({
       actor: ctx.principal.actor,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FRONTMATTER_TYPES, MAX_CANVAS_NODES, canvasToOutline, summarizeSchema } from '../../domains/markdown/index.ts';
-import { MAX_FRONTMATTER_ERRORS, MAX_FRONTMATTER_SCAN } from '../../domains/notes/index.ts';
+import { MAX_FRONTMATTER_ERRORS, MAX_FRONTMATTER_SCAN, MAX_REMOTE_FRONTMATTER_READS } from '../../domains/notes/index.ts';
 import { MappingIdSchema } from './fields.ts';
 import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
 
@@ -42,9 +42,10 @@ export const getVaultSchema = defineOperation({
   id: 'getVaultSchema',
   summary: 'Frontmatter schema of a vault',
   description:
-    `Inspects the YAML frontmatter keys of a hosted vault: per key the kinds of value seen (string, number, boolean, date, list, ` +
+    `Inspects the YAML frontmatter keys of a vault: per key the kinds of value seen (string, number, boolean, date, list, ` +
     `object, null), how many notes have it and up to 3 examples. Reads at most ${MAX_FRONTMATTER_SCAN.toLocaleString('en-US')} ` +
-    'notes in path order; truncated says when it stopped early (scanned of total). parseErrors lists the first ' +
+    `hosted notes, or at most ${MAX_REMOTE_FRONTMATTER_READS} notes read live from a remote mapping's provider, in path order; truncated ` +
+    'says when it stopped early (scanned of total), and is not proof that no other keys exist. parseErrors lists the first ' +
     `${MAX_FRONTMATTER_ERRORS} notes whose frontmatter could not be read.`,
   tags: ['knowledge'],
   input: z.strictObject({ mappingId: MappingIdSchema }),

@@ -1,23 +1,30 @@
 import { z } from 'zod';
 import { MAX_INVENTORY_PAGE, MAX_TRASH_PAGE, type Note } from '../../domains/notes/index.ts';
 import { CursorSchema, MappingIdSchema, NotePathSchema } from './fields.ts';
-import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation } from './operation.ts';
+import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, RUNTIME_CREDENTIALS, defineOperation } from './operation.ts';
 import { NoteOut, NoteSummaryOut, TrashEntryOut, presentNote, presentOnce, presentSummary, presentTrash } from './presenters.ts';
 
 /** Most characters of content get_note_content returns unless asked for fewer. */
 export const MAX_NOTE_CONTENT_CHARS = 200_000;
 
 const READ = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:read', allowance: 'operation', idempotency: 'none' } as const;
+/** Reads that the Product Runtime also serves on its hosted vault routes, for a product's service principal. */
+const PRODUCT_READ = { ...READ, credentials: [...ACCOUNT_CREDENTIALS, ...RUNTIME_CREDENTIALS] } as const;
+/** Where the Product Runtime's hosted vault routes live (spec 4.7). */
+const VAULT_ROUTES = '/workspaces/{workspaceId}/vaults/{vaultId}';
 
 /** Bounded inventory of a hosted vault. */
 export const listNotes = defineOperation({
-  ...READ,
+  ...PRODUCT_READ,
   id: 'listNotes',
   summary: 'List notes',
-  description: `Lists the notes of a hosted vault in byte order of path, at most ${MAX_INVENTORY_PAGE} per page, with a cursor when there are more.`,
+  description:
+    `Lists the notes of a vault in byte order of path, at most ${MAX_INVENTORY_PAGE} per page, with a cursor when there ` +
+    'are more; with prefix, only the notes whose path starts with it (a folder: "lessons/").',
   tags: ['notes'],
   input: z.strictObject({
     mappingId: MappingIdSchema,
+    prefix: z.string().max(1024).optional().describe('Only notes whose path starts with this, e.g. a folder "lessons/"'),
     cursor: CursorSchema,
     limit: z.number().int().min(1).max(MAX_INVENTORY_PAGE).optional().describe(`Page size, at most ${MAX_INVENTORY_PAGE}`),
   }),
@@ -28,8 +35,10 @@ export const listNotes = defineOperation({
   }),
   errors: ['invalid_request', 'not_found'],
   rest: [{ method: 'GET', path: '/notes' }],
+  product: [{ method: 'GET', path: `${VAULT_ROUTES}/notes`, operationId: 'listNotes', kind: 'service.note-list', capability: 'notes.list', vault: true }],
   async run(ctx, input) {
     const page = await ctx.services.notes.listNotes(ctx.principal.actor, input.mappingId, {
+      ...(input.prefix !== undefined ? { prefix: input.prefix } : {}),
       ...(input.cursor !== undefined ? { cursor: input.cursor } : {}),
       ...(input.limit !== undefined ? { limit: input.limit } : {}),
     });
@@ -42,7 +51,7 @@ export const listNotes = defineOperation({
  * with the path in the query.
  */
 export const readNote = defineOperation({
-  ...READ,
+  ...PRODUCT_READ,
   id: 'readNote',
   summary: 'Read a note',
   description:
@@ -56,6 +65,7 @@ export const readNote = defineOperation({
     { method: 'GET', path: '/notes/{category}/{filename}', notePathFromSegments: true, representation: 'note' },
     { method: 'GET', path: '/notes/by-path', operationId: 'readNoteByPath', representation: 'note' },
   ],
+  product: [{ method: 'GET', path: `${VAULT_ROUTES}/notes/content`, operationId: 'readNote', kind: 'service.note', capability: 'notes.read', vault: true }],
   async run(ctx, input) {
     return presentNote(await ctx.services.notes.readNote(ctx.principal.actor, input.mappingId, input.path));
   },
@@ -119,7 +129,7 @@ export const getNoteContent = defineOperation({
 
 /** Content-free trash listing. */
 export const listTrash = defineOperation({
-  ...READ,
+  ...PRODUCT_READ,
   id: 'listTrash',
   summary: 'List trashed notes',
   description: 'Lists restorable trash entries of a hosted vault, newest first, without content.',
@@ -132,6 +142,7 @@ export const listTrash = defineOperation({
   output: z.object({ entries: z.array(TrashEntryOut), nextCursor: z.string().nullable(), truncated: z.boolean() }),
   errors: ['invalid_request', 'not_found'],
   rest: [{ method: 'GET', path: '/notes/trash' }],
+  product: [{ method: 'GET', path: `${VAULT_ROUTES}/notes/trash`, operationId: 'listTrash', kind: 'service.trash-list', capability: 'notes.trash', vault: true }],
   async run(ctx, input) {
     const page = await ctx.services.notes.listTrash(ctx.principal.actor, input.mappingId, {
       ...(input.cursor !== undefined ? { cursor: input.cursor } : {}),

@@ -31,6 +31,7 @@ export interface NoteTransactionCall {
 export function asNoteTransaction<In>(toCall: (input: In) => NoteTransactionCall): {
   run(ctx: OperationContext, input: In): Promise<TransactionResult>;
   share(ctx: OperationContext, input: In): SharedCall | undefined;
+  stage(ctx: OperationContext, input: In, claim: { scope: string; key: string }): Promise<unknown>;
 } {
   return {
     run(ctx, input) {
@@ -41,6 +42,12 @@ export function asNoteTransaction<In>(toCall: (input: In) => NoteTransactionCall
       const call = toCall(input);
       if (call.dryRun) return undefined;
       return ctx.services.notes.shareTransaction({ actor: ctx.principal.actor, mappingId: call.mappingId, actions: call.actions, capability: ctx.noteChanges });
+    },
+    // A remote mapping's change is made at its provider here, before the outcome's transaction (remote-writes.ts).
+    async stage(ctx, input, claim) {
+      const call = toCall(input);
+      if (call.dryRun) return undefined;
+      return ctx.services.notes.stageTransaction({ actor: ctx.principal.actor, mappingId: call.mappingId, actions: call.actions, capability: ctx.noteChanges, ...claim });
     },
   };
 }
@@ -60,6 +67,13 @@ export const NOTE_CHANGE_ERRORS: readonly ErrorCode[] = [
   'idempotency_key_required',
   'idempotency_key_reused',
   'idempotency_key_in_flight',
+  'mapping_pull_only',
+  'provider_disconnected',
+  'provider_write_not_granted',
+  'one_note_per_key',
+  'provider_limit_reached',
+  'provider_rate_limited',
+  'provider_unavailable',
 ];
 
 /** The errors of note-changing operations that agents call: also the owner's switch (spec 2.1). */

@@ -2,11 +2,14 @@ import { z } from 'zod';
 import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, NoteActionSchema, TransactionResultSchema } from '../../domains/notes/index.ts';
 import { DryRunSchema, MappingIdSchema, NotePathSchema } from './fields.ts';
 import { NOTE_CHANGE_ERRORS, asNoteTransaction } from './note-transaction.ts';
-import { ACCOUNT_CREDENTIALS, defineOperation } from './operation.ts';
+import { ACCOUNT_CREDENTIALS, RUNTIME_CREDENTIALS, defineOperation } from './operation.ts';
 
 // Changes over REST preview by default and apply with dryRun false; the key then comes from Idempotency-Key.
 // Every change validates, plans and (previewed) diffs its notes on the request thread: heavy.
 const CHANGE = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:write', allowance: 'operation', idempotency: 'when-applying', cost: 'heavy' } as const;
+/** Changes that the Product Runtime also serves on its hosted vault routes: previews need a read grant, applies notes.publish. */
+const PRODUCT_CHANGE = { ...CHANGE, credentials: [...ACCOUNT_CREDENTIALS, ...RUNTIME_CREDENTIALS] } as const;
+const VAULT_ROUTES = '/workspaces/{workspaceId}/vaults/{vaultId}';
 
 const WriteNoteInput = z.strictObject({
   mappingId: MappingIdSchema,
@@ -18,7 +21,7 @@ const WriteNoteInput = z.strictObject({
 
 /** Create or replace one note: a preview with a diff by default. */
 export const writeNote = defineOperation({
-  ...CHANGE,
+  ...PRODUCT_CHANGE,
   id: 'writeNote',
   summary: 'Write a note (preview or apply)',
   description:
@@ -30,6 +33,17 @@ export const writeNote = defineOperation({
   output: TransactionResultSchema,
   errors: NOTE_CHANGE_ERRORS,
   rest: [{ method: 'POST', path: '/notes' }],
+  product: [
+    {
+      method: 'POST',
+      path: `${VAULT_ROUTES}/notes/publish`,
+      operationId: 'publishNote',
+      kind: 'service.note-transaction',
+      capability: 'notes.publish',
+      vault: true,
+      applyNeeds: 'notes.publish',
+    },
+  ],
   ...asNoteTransaction((input: z.output<typeof WriteNoteInput>) => ({
     mappingId: input.mappingId,
     dryRun: input.dryRun,
@@ -67,7 +81,7 @@ const NoteTransactionInput = z.strictObject({
 
 /** Atomic multi-note transaction. */
 export const runNoteTransaction = defineOperation({
-  ...CHANGE,
+  ...PRODUCT_CHANGE,
   id: 'runNoteTransaction',
   summary: 'Preview or apply a note transaction',
   description:
@@ -80,5 +94,16 @@ export const runNoteTransaction = defineOperation({
   output: TransactionResultSchema,
   errors: NOTE_CHANGE_ERRORS,
   rest: [{ method: 'POST', path: '/transactions' }],
+  product: [
+    {
+      method: 'POST',
+      path: `${VAULT_ROUTES}/notes/transactions`,
+      operationId: 'applyTransaction',
+      kind: 'service.note-transaction',
+      capability: 'notes.transactions',
+      vault: true,
+      applyNeeds: 'notes.publish',
+    },
+  ],
   ...asNoteTransaction((input: z.output<typeof NoteTransactionInput>) => input),
 });

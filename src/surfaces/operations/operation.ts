@@ -4,9 +4,13 @@ import type { CredentialKind } from '../../kernel/principal.ts';
 import type { GraphService } from '../../domains/graph/index.ts';
 import type { IdempotentCommit, SharedWork } from '../../domains/idempotency/index.ts';
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
+import type { EducationConnectionsService } from '../../domains/education/index.ts';
+import type { MediaService } from '../../domains/media/index.ts';
 import type { NotesService } from '../../domains/notes/index.ts';
+import type { PacksService } from '../../domains/packs/index.ts';
 import type { ProposalsService } from '../../domains/proposals/index.ts';
 import type { ProvenanceService } from '../../domains/provenance/index.ts';
+import type { GrantedVault, ReachedScope, RuntimePrincipal, RuntimeScope, RuntimeService } from '../../domains/runtime/index.ts';
 import type { ScopesService } from '../../domains/scopes/index.ts';
 import type { SearchService } from '../../domains/search/index.ts';
 import type { SynthesisService } from '../../domains/synthesis/index.ts';
@@ -34,6 +38,31 @@ export interface OperationServices {
   traces: TracesService;
   /** Where the workspace is: the public base URL that deep links (`open_app_view`) are made from. */
   links: { baseUrl: string };
+  /** Published intelligence packs: the six published-intelligence tools, entitlement by product (docs/packs.md). */
+  packs: PacksService;
+  /** The Product Runtime's chain, scopes and shared memory (the runtime operations). */
+  runtime: RuntimeService;
+  /** What the Product Runtime serves here: the capabilities of its routes, and whether a model is configured. */
+  runtimeCatalogue: { built: ReadonlySet<string>; modelConfigured: boolean };
+  /** Private media (docs/education.md); absent where a gateway is built without it, whose media routes answer `unavailable`. */
+  media?: MediaService;
+  /** Delegated Google connections (docs/education.md); absent where a gateway is built without them: `unavailable`. */
+  educationConnections?: EducationConnectionsService;
+}
+
+/**
+ * What the Product Runtime surface resolved before the call (docs/runtime.md, the chain): the service principal with
+ * links 1 to 9, and the granted vault (links 10 and 11) or the context scope (link 12) its route names.
+ */
+export interface RuntimeCallContext {
+  principal: RuntimePrincipal;
+  vault?: GrantedVault;
+  scope?: ReachedScope;
+  /**
+   * The raw request body of a route that takes bytes (ProductBinding.binary `upload`): too large to be input, whose
+   * fingerprint (an idempotency key's request) carries its SHA-256 instead.
+   */
+  upload?: Buffer;
 }
 
 /** Everything an operation runs with besides its input; built by the invocation pipeline, never by a surface. */
@@ -44,6 +73,8 @@ export interface OperationContext {
   noteChanges: NoteChangeCapability;
   /** Present when the call applies a change: the transaction in which the change and its idempotent outcome commit. */
   commit?: IdempotentCommit;
+  /** Present on the Product Runtime: the chain as resolved for this call. */
+  runtime?: RuntimeCallContext;
 }
 
 /**
@@ -56,9 +87,10 @@ export type SharedCall = Omit<SharedWork<any, unknown, never>, 'present'>;
 
 /**
  * The OAuth scope an operation needs (spec 5): `mcp:read` for reads, `mcp:write` for previews and changes. Personal
- * access tokens carry every scope of their account; OAuth access tokens only the granted ones.
+ * access tokens carry every scope of their account; OAuth access tokens only the granted ones. `runtime`: an operation
+ * only the Product Runtime serves, whose credential scopes its product bindings name (ProductBinding.needs).
  */
-export type OperationScope = 'mcp:read' | 'mcp:write';
+export type OperationScope = 'mcp:read' | 'mcp:write' | 'runtime';
 
 /**
  * When an operation changes data and therefore needs an idempotency key: never (reads and previews), when its input
@@ -96,6 +128,38 @@ export interface RestBinding {
   notePathFromSegments?: boolean;
   /** The response is a note: ETag of its revision, If-None-Match, and `Accept: text/markdown`. */
   representation?: 'note';
+}
+
+/**
+ * Where an operation is served on the Product Runtime (docs/runtime.md). A GET reads its fields from the query, a POST
+ * from its JSON body; `{name}` segments of the path other than the vault's are input fields too.
+ */
+export interface ProductBinding {
+  method: 'GET' | 'POST';
+  /** The full path template: under /api/product/v1, or under /workspaces/{workspaceId}/vaults/{vaultId}. */
+  path: string;
+  /** The SDK's name of the operation, also its operationId in the Product Runtime's OpenAPI document. */
+  operationId: string;
+  /** The envelope's data kind (`service.*`). */
+  kind: string;
+  /** Its capability in the runtime's catalogue (getCapabilities answers a capability available only when served). */
+  capability: string;
+  /**
+   * The route names `{workspaceId}` and `{vaultId}`: the chain resolves the installation's grant of that vault, and
+   * its mapping becomes the input's `mappingId` (which a caller may never send).
+   */
+  vault?: boolean;
+  /** The route names `{scopeId}`: the chain resolves the context scope through the installation's grants. */
+  scope?: boolean;
+  /** The credential scope every call needs. */
+  needs?: RuntimeScope;
+  /** The credential scope a call that applies a change needs; it also needs a publish grant of the vault or scope. */
+  applyNeeds?: RuntimeScope;
+  /**
+   * The route carries bytes instead of JSON (surfaces/product/media-routes.ts): `upload` takes the raw request body,
+   * its facts in headers; `download` answers the bytes themselves with Range support. Errors stay V1 envelopes.
+   */
+  binary?: 'upload' | 'download';
 }
 
 /** How an operation is published as an MCP tool. */
@@ -146,6 +210,8 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodO
   cost?: 'heavy';
   rest?: readonly RestBinding[];
   mcp?: McpBinding;
+  /** Its routes on the Product Runtime; an operation with one must accept `service_principal` credentials. */
+  product?: readonly ProductBinding[];
   run(ctx: OperationContext, input: z.output<I>): Promise<z.input<O>>;
   /**
    * For a call that applies a change: the call made ready to share its commit with concurrent calls (group commit),
@@ -153,6 +219,12 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodO
    * in place of `run`, in the call's heavy turn, and the call then waits for its group without holding one.
    */
   share?(ctx: OperationContext, input: z.output<I>): SharedCall | undefined;
+  /**
+   * For a call that applies a change: work done once its idempotency key is claimed and before the change's
+   * database transaction opens (a remote mapping's provider write, which must not hold a transaction open). What it
+   * returns reaches `run` as `ctx.commit.staged`; undefined when there is nothing to do outside the transaction.
+   */
+  stage?(ctx: OperationContext, input: z.output<I>, claim: { scope: string; key: string }): Promise<unknown>;
 }
 
 /** An operation of the table, whatever its schemas. */
@@ -173,6 +245,9 @@ export function appliesChange(operation: AnyOperation, input: Readonly<Record<st
  * signed-in session (the workspace pages). Each surface still accepts only its own kinds of credential.
  */
 export const ACCOUNT_CREDENTIALS: readonly CredentialKind[] = ['personal_access_token', 'oauth', 'session'];
+
+/** The credentials of a product's installation: its service principal's Product Runtime access tokens. */
+export const RUNTIME_CREDENTIALS: readonly CredentialKind[] = ['service_principal'];
 
 /** Annotations of a tool that only reads. */
 export const READ_ONLY_TOOL: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -4,11 +4,17 @@ import { listEvents } from './event-operations.ts';
 import { queryGraphRelations } from './graph-operations.ts';
 import { getVaultSchema, translateCanvas } from './knowledge-operations.ts';
 import { KNOWLEDGE_READ_OPERATIONS } from './knowledge-read-operations.ts';
+import { EDUCATION_ANALYSIS_OPERATIONS } from './education-analysis-operations.ts';
+import { EDUCATION_CONNECTION_OPERATIONS } from './education-connection-operations.ts';
+import { EDUCATION_MEDIA_OPERATIONS } from './education-media-operations.ts';
+import { EDUCATION_PROJECTION_OPERATIONS } from './education-projection-operations.ts';
+import { INTELLIGENCE_OPERATIONS } from './intelligence-operations.ts';
 import { getNoteContent, listNotes, listTrash, readNote } from './note-read-operations.ts';
 import { deleteNote, runNoteTransaction, writeNote } from './note-write-operations.ts';
 import type { AnyOperation } from './operation.ts';
 import { PROPOSAL_OPERATIONS } from './proposal-operations.ts';
 import { RELATION_OPERATIONS } from './relation-operations.ts';
+import { RUNTIME_OPERATIONS } from './runtime-operations.ts';
 import { SCOPE_OPERATIONS } from './scope-operations.ts';
 import { searchNotes } from './search-operations.ts';
 import { SYNTHESIS_OPERATIONS } from './synthesis-operations.ts';
@@ -18,12 +24,14 @@ import { VIEW_OPERATIONS } from './view-operations.ts';
 
 /**
  * The operation table: every operation kgate serves, once. The Developer REST API (its routes and OpenAPI document)
- * and the MCP gateway (`tools/list` and `tools/call`) are derived from it, in this order: discovery first, then
+ * and the MCP gateway (`tools/list` and `tools/call`) are derived from it, in this order: the six published-intelligence
+ * tools first (spec 4.2's order; the product-only endpoint serves only them), then discovery, then
  * a link to the workspace, finding, reading and following links, the provenance feed, changing notes, knowledge from
  * vault files, the scope-bound knowledge reads (records, relations, saved views and findings, the living brief,
- * execution traces), proposals, and the management of context scopes.
+ * execution traces), proposals, the management of context scopes, and the operations only the Product Runtime serves.
  */
 export const OPERATIONS: readonly AnyOperation[] = [
+  ...INTELLIGENCE_OPERATIONS,
   listMappings,
   openAppView,
   searchNotes,
@@ -50,4 +58,9 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...TRACE_OPERATIONS,
   ...PROPOSAL_OPERATIONS,
   ...SCOPE_OPERATIONS,
+  ...RUNTIME_OPERATIONS,
+  ...EDUCATION_PROJECTION_OPERATIONS,
+  ...EDUCATION_ANALYSIS_OPERATIONS,
+  ...EDUCATION_MEDIA_OPERATIONS,
+  ...EDUCATION_CONNECTION_OPERATIONS,
 ];

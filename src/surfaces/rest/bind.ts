@@ -7,7 +7,8 @@ import type { QueryKind, RestRoute } from './routes.ts';
 /** The header that names a mapping (spec 4.6). */
 export const MAPPING_HEADER = 'X-Service-Mapping';
 
-function fromQuery(value: string, kind: QueryKind): unknown {
+/** A query-string value as the kind its field expects (also used by the Product Runtime). */
+export function fromQuery(value: string, kind: QueryKind): unknown {
   // Values that do not convert are passed on as strings, so that schema validation names the field.
   if (kind === 'integer') return /^-?\d{1,15}$/.test(value) ? Number(value) : value;
   if (kind === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;

@@ -24,8 +24,8 @@ export interface RestRoute {
   mappingAnywhere: boolean;
 }
 
-/** The query kind of a field, from the JSON Schema its zod schema publishes. */
-function queryKind(field: z.ZodType): QueryKind {
+/** The query kind of a field, from the JSON Schema its zod schema publishes (also used by the Product Runtime). */
+export function queryKind(field: z.ZodType): QueryKind {
   const schema = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as { type?: string };
   if (schema.type === 'integer' || schema.type === 'number') return 'integer';
   if (schema.type === 'boolean') return 'boolean';

@@ -76,6 +76,10 @@ async function overviewPage(
           <li><a href="/account/tokens">Access tokens</a>: personal tokens for the Developer REST API and MCP clients
             that cannot sign in.</li>
           <li><a href="/account/vaults">Vaults</a>: your vaults and whether AI applications may change their notes.</li>
+          <li><a href="/account/products">Products</a>: products you installed, the workspaces and vaults they may use, and
+            the <a href="/account/products/memory">shared memory</a> they propose.</li>
+          <li><a href="/account/runtime">Product runtime</a>: for admins of a product organization, its products, brand and
+            credentials.</li>
         </ul>
         <section aria-labelledby="password-heading">
           <h2 id="password-heading">Change your password</h2>

@@ -2,7 +2,10 @@ import { Hono } from 'hono';
 import type { AccountsService } from '../../domains/accounts/index.ts';
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { OAuthService } from '../../domains/oauth/index.ts';
+import type { ConnectionsService, RemoteMappingsService, SyncService } from '../../domains/providers/index.ts';
 import type { ProposalsService } from '../../domains/proposals/index.ts';
+import type { RuntimeAdminService } from '../../domains/runtime/admin/index.ts';
+import type { RuntimeCredentialsService } from '../../domains/runtime/credentials/index.ts';
 import type { ScopesService } from '../../domains/scopes/index.ts';
 import type { SessionsService } from '../../domains/sessions/index.ts';
 import type { SynthesisService } from '../../domains/synthesis/index.ts';
@@ -15,11 +18,18 @@ import type { HttpEnv } from '../http/context.ts';
 import type { Mailer } from '../../net/mail.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { accountPages } from './account-pages.ts';
+import { connectionPages } from './connection-pages.ts';
 import { consentPages } from './consent-pages.ts';
 import { decisionPages } from './decision-pages.ts';
 import { entityPages } from './entity-pages.ts';
 import { findingPages } from './finding-pages.ts';
 import { knowledgePages } from './knowledge-pages.ts';
+import { memoryReviewPages } from './memory-review-pages.ts';
+import { intelligencePages } from './intelligence-pages.ts';
+import type { PacksService } from '../../domains/packs/index.ts';
+import { productInstallPages } from './product-install-pages.ts';
+import { runtimeAdminPages } from './runtime-admin-pages.ts';
+import { runtimePrincipalPages } from './runtime-principal-pages.ts';
 import { scopePages } from './scope-pages.ts';
 import { signInPages } from './signin-pages.ts';
 import { synthesisPages } from './synthesis-pages.ts';
@@ -28,6 +38,7 @@ import { tracePages } from './trace-pages.ts';
 import { eventPages } from './event-pages.ts';
 import { notePages } from './note-pages.ts';
 import { proposalPages } from './proposal-pages.ts';
+import { remoteMappingPages } from './remote-mapping-pages.ts';
 import { teamPages } from './team-pages.ts';
 import { trashPages } from './trash-pages.ts';
 import { vaultPages } from './vault-pages.ts';
@@ -66,6 +77,18 @@ export interface WebDependencies {
   synthesis: SynthesisService;
   /** Work sessions published into scopes, shown reconstructed with their gaps. */
   traces: TracesService;
+  /** The account's provider connections, connected and disconnected on /account/providers. */
+  connections: ConnectionsService;
+  /** Remote mappings created on /account/vaults/remote. */
+  remoteMappings: RemoteMappingsService;
+  /** Their synchronization: the state shown, and "Sync now". */
+  sync: SyncService;
+  /** Product Runtime administration: organizations' products and brands, customers' installations, memory decisions. */
+  runtimeAdmin: RuntimeAdminService;
+  /** Service principals and their credentials, issued on /account/runtime. */
+  runtimeCredentials: RuntimeCredentialsService;
+  /** Published intelligence packs, shown on /account/intelligence to the people entitled to them. */
+  packs: PacksService;
 }
 
 /**
@@ -82,6 +105,13 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', accountPages(deps));
   app.route('/', tokenPages(deps));
   app.route('/', vaultPages(deps));
+  app.route('/', connectionPages(deps));
+  app.route('/', remoteMappingPages(deps));
+  app.route('/', runtimeAdminPages(deps));
+  app.route('/', runtimePrincipalPages(deps));
+  app.route('/', productInstallPages(deps));
+  app.route('/', memoryReviewPages(deps));
+  app.route('/', intelligencePages(deps));
   app.route('/', serveScripts([WORKSPACE_SCRIPT_ASSET, WEBMCP_ADAPTER, webmcpPolyfill()]));
   app.route('/', workspacePages(deps));
   app.route('/', notePages(deps));

@@ -136,6 +136,10 @@ function shell(page: PageContent): string {
             <li><a href="/account/connections">Connected applications</a></li>
             <li><a href="/account/tokens">Access tokens</a></li>
             <li><a href="/account/vaults">Vaults</a></li>
+            <li><a href="/account/vaults/remote">Remote vaults</a></li>
+            <li><a href="/account/providers">Provider connections</a></li>
+            <li><a href="/account/products">Products</a></li>
+            <li><a href="/account/intelligence">Published intelligence</a></li>
           </ul>
         </nav>
         <form method="post" action="/signout">

@@ -1,7 +1,25 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { staticScript, type StaticScript } from '../http/static-script.ts';
+import { toolDescription, toolOperationsOf } from '../mcp/tool-list.ts';
+import { INTELLIGENCE_OPERATIONS } from '../operations/intelligence-operations.ts';
+import { publishedJsonSchema } from '../operations/json-schema.ts';
 import { WEBMCP_HEADER, WEBMCP_HEADER_VALUE } from './bridge.ts';
+
+/** The product-only MCP endpoint (spec 4.4) that the adapter forwards the published-intelligence tools to. */
+const INTELLIGENCE_MCP_PATH = '/api/intelligence/mcp';
+
+/**
+ * The six published-intelligence tools as the page registers them: the hosted tools' names, titles, descriptions and
+ * argument schemas, made from the same operations, so that the page and the hosted endpoint cannot differ.
+ */
+const INTELLIGENCE_TOOLS = toolOperationsOf(INTELLIGENCE_OPERATIONS).map((operation) => ({
+  name: operation.mcp.name,
+  title: operation.mcp.title,
+  description: toolDescription(operation),
+  inputSchema: publishedJsonSchema(operation.input, 'input'),
+  annotations: { readOnlyHint: true },
+}));
 
 /**
  * kgate's WebMCP in-page adapter (spec 2.2, 4.5; docs/workspace.md). Once the page is ready it registers the
@@ -14,9 +32,13 @@ import { WEBMCP_HEADER, WEBMCP_HEADER_VALUE } from './bridge.ts';
  *   existing note; a stale hash changes nothing; a replayed key answers as before), evaluated in the page.
  * - no vaultId: the currently selected local vault (`local:default` until another is selected).
  * `query_saved_view` names a saved view as people named it and resolves the name (list_saved_knowledge_views) to
- * the id and version it calls query_saved_knowledge_view with (spec 4.2 rule 4); `window.kgateAdapter.run` takes
- * the operation names of earlier first-party pages and translates each to one of these tools, never to an
- * operation selector (docs/views.md, "Saved views in the page").
+ * the id and version it calls query_saved_knowledge_view with (spec 4.2 rule 4). The six published-intelligence
+ * tools (search_published_intelligence and the others, spec 4.2 and 4.4) take no vaultId: each is always the hosted
+ * tool at the product-only endpoint `POST /api/intelligence/mcp`, through the same session bridge, with exactly its
+ * own arguments, and never reads IndexedDB or any other local state, whatever vault is selected.
+ * `window.kgateAdapter.run` takes the operation names of first-party pages (earlier ones, and `productIntelligence.*`
+ * of a product page) and translates each to one of these tools, never to an operation selector (docs/views.md,
+ * "Saved views in the page"; docs/packs.md, "Surfaces").
  */
 const ADAPTER = `'use strict';
 (() => {
@@ -79,10 +101,11 @@ const ADAPTER = `'use strict';
     fail('invalid_request', 'vaultId is local:<vault> or hosted:<mappingId>, as list_vaults gives them.');
   }
 
-  // Hosted calls: the hosted MCP tool, through the session bridge (the HttpOnly cookie goes by itself).
+  // Hosted calls: the hosted MCP tool, through the session bridge (the HttpOnly cookie goes by itself), at the MCP
+  // gateway or at the product-only endpoint.
   let nextId = 1;
-  async function hosted(name, args) {
-    const response = await fetch('/api/mcp', {
+  async function hosted(name, args, endpoint = '/api/mcp') {
+    const response = await fetch(endpoint, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', [HEADER]: HEADER_VALUE },
@@ -207,9 +230,39 @@ const ADAPTER = `'use strict';
     return hosted('query_saved_knowledge_view', { ...scope, viewId: view.id, version, ...page });
   }
 
-  // Operation names of earlier first-party pages, each translated to one explicit tool of this adapter (and so to
-  // explicit hosted tools): never forwarded as an operation selector, and an unknown one is refused here.
-  const LEGACY_OPERATIONS = { 'knowledge.savedView': 'query_saved_view', savedView: 'query_saved_view', 'knowledge.watchFindings': 'get_watch_findings', listVaults: 'list_vaults', readNote: 'get_note_content', searchNotes: 'search_notes' };
+  // Published intelligence (spec 4.4): always the hosted tool at the product-only endpoint, over the session bridge,
+  // whatever vault is selected; nothing local is read. Exactly the tool's own arguments are sent: a vaultId, an
+  // operation selector or any other name is refused here, before anything is sent.
+  const INTELLIGENCE_MCP_PATH = ${JSON.stringify(INTELLIGENCE_MCP_PATH)};
+  const INTELLIGENCE_TOOLS = ${JSON.stringify(INTELLIGENCE_TOOLS)};
+  const INTELLIGENCE_ARGUMENTS = new Map(INTELLIGENCE_TOOLS.map((tool) => [tool.name, Object.keys(tool.inputSchema.properties ?? {})]));
+  async function publishedIntelligence(name, input) {
+    const args = input ?? {};
+    if (typeof args !== 'object' || Array.isArray(args)) fail('invalid_request', 'The arguments of ' + name + ' are an object.');
+    if (Object.prototype.hasOwnProperty.call(args, 'vaultId')) fail('invalid_request', 'Published intelligence reads no vault: ' + name + ' takes no vaultId.');
+    const allowed = INTELLIGENCE_ARGUMENTS.get(name);
+    const unknown = Object.keys(args).filter((key) => !allowed.includes(key));
+    if (unknown.length > 0) fail('invalid_request', name + ' takes ' + allowed.join(', ') + '; not ' + unknown.join(', ') + '.');
+    return hosted(name, args, INTELLIGENCE_MCP_PATH);
+  }
+
+  // Operation names of first-party pages, each translated to one explicit tool of this adapter (and so to explicit
+  // hosted tools): never forwarded as an operation selector, and an unknown one is refused here. The
+  // productIntelligence.* names are a product page's (docs/packs.md, "Surfaces").
+  const LEGACY_OPERATIONS = {
+    'knowledge.savedView': 'query_saved_view',
+    savedView: 'query_saved_view',
+    'knowledge.watchFindings': 'get_watch_findings',
+    listVaults: 'list_vaults',
+    readNote: 'get_note_content',
+    searchNotes: 'search_notes',
+    'productIntelligence.search': 'search_published_intelligence',
+    'productIntelligence.state': 'get_published_intelligence_state',
+    'productIntelligence.changes': 'get_published_intelligence_changes',
+    'productIntelligence.timeline': 'get_published_intelligence_timeline',
+    'productIntelligence.sources': 'list_published_intelligence_sources',
+    'productIntelligence.insights': 'get_published_intelligence_insights',
+  };
   window.kgateAdapter = Object.freeze({
     run(operation, input) {
       const tool = Object.prototype.hasOwnProperty.call(LEGACY_OPERATIONS, operation) ? LEGACY_OPERATIONS[operation] : undefined;
@@ -235,6 +288,10 @@ const ADAPTER = `'use strict';
 
   async function run(name, input) {
     try {
+      if (INTELLIGENCE_ARGUMENTS.has(name)) {
+        const result = await publishedIntelligence(name, input);
+        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+      }
       const { vaultId, ...args } = input ?? {};
       if (name === 'list_vaults') return { structuredContent: await localTools.list_vaults() };
       if (name === 'query_saved_view') {
@@ -253,7 +310,7 @@ const ADAPTER = `'use strict';
 
   const registration = new AbortController();
   const register = () => {
-    for (const tool of TOOLS) context.registerTool({ ...tool, execute: (input) => run(tool.name, input) }, { signal: registration.signal }).catch(() => {});
+    for (const tool of [...TOOLS, ...INTELLIGENCE_TOOLS]) context.registerTool({ ...tool, execute: (input) => run(tool.name, input) }, { signal: registration.signal }).catch(() => {});
     document.documentElement.dataset.webmcp = 'ready';
   };
   window.addEventListener('pagehide', () => registration.abort(), { once: true });

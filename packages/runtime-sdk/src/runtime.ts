@@ -1,0 +1,161 @@
+/**
+ * The Product Runtime as a product sees it (spec 4.7, "SDK operations"): one interface, two adapters. The hosted
+ * adapter (createHostedRuntime) speaks the V1 wire of docs/runtime.md; the local adapter (createLocalRuntime) works on
+ * a folder of Markdown notes and never uploads. Every operation answers a V1 envelope; what an adapter cannot do is
+ * an `unavailable` envelope, never fabricated data.
+ */
+import type {
+  NoteAction,
+  Note,
+  NoteList,
+  NoteTransaction,
+  RuntimeEnvelope,
+  TrashList,
+} from './envelope.js';
+import type {
+  DomainComposition,
+  EducationProjection,
+  EducationProjectionInput,
+  HostedVault,
+  MemoryCandidate,
+  RuntimeCapabilities,
+  RuntimeContext,
+  RuntimeWorkspace,
+  ScopeContext,
+  ScopeIntelligence,
+  ScopeList,
+  ScopeMemory,
+  ScopePolicy,
+  SharedMemoryCandidateInput,
+} from './runtime-data.js';
+
+/** A logical vault of an assigned workspace, optionally narrowed to one of its context scopes. */
+export interface VaultRef {
+  workspaceId: string;
+  vaultId: string;
+  /**
+   * Narrows the call to one context scope of the vault (header `X-Service-Context-Scope`): a listing answers only the
+   * scope's slice, and a read or change outside it is `not_found`. The local adapter has no scopes and refuses it.
+   */
+  scopeId?: string;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Cancels the call (with the adapter's own timeout, whichever comes first). */
+  signal?: AbortSignal;
+  /**
+   * Hosted applies: the `Idempotency-Key` to send. By default the SDK makes one per call and reuses it across that
+   * call's retries; pass your own to make a retry after a crash replay the first answer instead of applying twice.
+   */
+  idempotencyKey?: string;
+}
+
+/** listNotes: one page of the inventory. */
+export interface ListNotesParams extends VaultRef {
+  /** Only paths that start with this. */
+  prefix?: string;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+  /** 1 to 1,000; default 1,000. */
+  limit?: number;
+}
+
+/** readNote. */
+export interface ReadNoteParams extends VaultRef {
+  path: string;
+}
+
+/** publishNote: one note written as a one-action transaction. */
+export interface PublishNoteParams extends VaultRef {
+  path: string;
+  /** The whole new Markdown content. */
+  content: string;
+  /** Required to replace an existing note when applying: its `contentHash`, or `beforeRevision` of the preview. */
+  expectedHash?: string;
+  /** true (the default): preview only. false: apply. */
+  dryRun?: boolean;
+}
+
+/** previewTransaction and applyTransaction: up to 100 actions, atomically. */
+export interface TransactionParams extends VaultRef {
+  actions: NoteAction[];
+}
+
+/** listTrash. */
+export interface ListTrashParams extends VaultRef {
+  cursor?: string;
+  /** 1 to 1,000; default 1,000. */
+  limit?: number;
+}
+
+/** getScopeMemory. */
+export interface ScopeMemoryParams {
+  cursor?: string;
+  limit?: number;
+}
+
+/** The operations every adapter answers. */
+export interface ProductRuntime {
+  /** Which adapter this is. */
+  readonly adapter: 'hosted' | 'local';
+
+  /**
+   * Who is calling. Hosted: the organization, product, installation and service principal behind the token, with its
+   * scopes and the product's presentation (getWorkspace lists the vaults of an assigned workspace). Local: the folder.
+   */
+  getRuntimeContext(options?: CallOptions): Promise<RuntimeEnvelope<'service.runtime-context', RuntimeContext>>;
+  /** Which SDK operations are available here, and why not. */
+  getCapabilities(options?: CallOptions): Promise<RuntimeEnvelope<'service.runtime-capabilities', RuntimeCapabilities>>;
+  /** One assigned workspace and the vaults granted in it. Hosted only. */
+  getWorkspace(workspaceId: string, options?: CallOptions): Promise<RuntimeEnvelope<'service.workspace', RuntimeWorkspace>>;
+  /** The product's domain intelligence pack and presentation. Hosted only. */
+  getDomainComposition(options?: CallOptions): Promise<RuntimeEnvelope<'service.domain-composition', DomainComposition>>;
+
+  /** A bounded page of notes, in byte order of path. Needs a read grant. */
+  listNotes(params: ListNotesParams, options?: CallOptions): Promise<RuntimeEnvelope<'service.note-list', NoteList>>;
+  /** One note with content, contentHash and revision. Needs a read grant. */
+  readNote(params: ReadNoteParams, options?: CallOptions): Promise<RuntimeEnvelope<'service.note', Note>>;
+  /**
+   * Publishes one note: a preview by default (`dryRun` true), then an apply with `dryRun: false` and the current hash
+   * of an existing note. Applying needs `notes.publish` and a publish grant (hosted).
+   */
+  publishNote(params: PublishNoteParams, options?: CallOptions): Promise<RuntimeEnvelope<'service.note-transaction', NoteTransaction>>;
+  /** Previews a transaction: per action its status, beforeRevision and diff; nothing changes. */
+  previewTransaction(params: TransactionParams, options?: CallOptions): Promise<RuntimeEnvelope<'service.note-transaction', NoteTransaction>>;
+  /** Applies a transaction atomically: every existing note touched needs its current hash. */
+  applyTransaction(params: TransactionParams, options?: CallOptions): Promise<RuntimeEnvelope<'service.note-transaction', NoteTransaction>>;
+  /** Restorable trash entries, newest first, without content. */
+  listTrash(params: ListTrashParams, options?: CallOptions): Promise<RuntimeEnvelope<'service.trash-list', TrashList>>;
+
+  /** Checks the chain for a vault and records it as the product's hosted vault. Grants nothing. Hosted only. */
+  bindHostedVault(params: { workspaceId: string; vaultId: string }, options?: CallOptions): Promise<RuntimeEnvelope<'service.hosted-vault', HostedVault>>;
+  /** The context scopes the installation may use, optionally of one workspace. Hosted only. */
+  listAvailableScopes(params?: { workspaceId?: string }, options?: CallOptions): Promise<RuntimeEnvelope<'service.scope-list', ScopeList>>;
+  /** A scope with the workspace and vault grant it resolves to. Hosted only. */
+  getScopeContext(scopeId: string, options?: CallOptions): Promise<RuntimeEnvelope<'service.scope-context', ScopeContext>>;
+  /** What the product may do through a scope now, every inherited rule applied (grant, scopes, mapping, role). Hosted only. */
+  getEffectiveScopePolicy(scopeId: string, options?: CallOptions): Promise<RuntimeEnvelope<'service.scope-policy', ScopePolicy>>;
+  /** Decisions, open questions and open commitments compiled from a scope's notes, bounded. Hosted only. */
+  getScopeIntelligence(scopeId: string, options?: CallOptions): Promise<RuntimeEnvelope<'service.scope-intelligence', ScopeIntelligence>>;
+  /** Accepted shared memory of a scope (never candidates). Hosted only. */
+  getScopeMemory(scopeId: string, params?: ScopeMemoryParams, options?: CallOptions): Promise<RuntimeEnvelope<'service.scope-memory', ScopeMemory>>;
+  /**
+   * Proposes shared memory for a scope; only a person with write access accepts it. Sent with an Idempotency-Key, so
+   * a retry never stores it twice. Hosted only.
+   */
+  createSharedMemoryCandidate(
+    scopeId: string,
+    input: SharedMemoryCandidateInput,
+    options?: CallOptions,
+  ): Promise<RuntimeEnvelope<'service.memory-candidate', MemoryCandidate>>;
+
+  /**
+   * The education projection (spec 4.7: the education projection method and the bounded education intelligence
+   * projection are one server operation, `POST /api/product/v1/intelligence/education/projection`, needing
+   * `intelligence.execute`): deterministic evaluation of portable education entities and provenance-backed
+   * relationships; read-only. Hosted: the server's answer; `unavailable` with code `not_available` when the server
+   * has no such route (getCapabilities lists it as `not_built`). Local: `unavailable`.
+   */
+  projectEducation(input: EducationProjectionInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-projection', EducationProjection>>;
+}

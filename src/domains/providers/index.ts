@@ -1,0 +1,25 @@
+/** Providers: remote vaults in Google Drive, Dropbox and GitHub behind one port; connections, mappings and sync. */
+export * from './port.ts';
+export { createProviderCall, retryAfterMs } from './call.ts';
+export type { MeteredProviderCall, ProviderBudget, ProviderCallOptions, TokenSource } from './call.ts';
+export { DEFAULT_SYNC_POLL_MS, createSyncService, runDueSyncs, syncStep } from './sync.ts';
+export type { SyncReport, SyncService, SyncStepOutcome } from './sync.ts';
+export type { StepCounters, SyncDeps, SyncSettings } from './sync-deps.ts';
+export { DEVICE_ENCRYPTION_MARKER } from './sync-entries.ts';
+export { ensureSyncState, loadRemoteMapping, readSyncState } from './sync-store.ts';
+export type { SyncPhase, SyncState, SyncStatus } from './sync-store.ts';
+export type { RemoteFileStatus } from './remote-files-store.ts';
+export { driveAdapter } from './drive/adapter.ts';
+export { driveFiles, type DriveFile } from './drive/by-id.ts';
+export { dropboxAdapter } from './dropbox/adapter.ts';
+export { githubAdapter } from './github/adapter.ts';
+export { createTokenSealer, parseTokenKeys } from './token-crypto.ts';
+export type { TokenKey, TokenSealer } from './token-crypto.ts';
+export { createConnectionsService, AUTHORIZATION_TTL_MS } from './connections.ts';
+export type { ConnectionsDeps, ConnectionsService, ProviderKindSettings } from './connections.ts';
+export { createRemoteNotes } from './remote-notes.ts';
+export { createRemoteMappingsService, describeRoot, rootFromInput } from './mappings.ts';
+export type { CreateRemoteMappingRequest, RemoteMappingsService, RemoteRootInput } from './mappings.ts';
+export { MAX_REMOTE_FILES, MAX_REMOTE_NOTE_BYTES, MAX_REMOTE_SCHEMA_READS, PROVIDER_BUDGETS, TRAVERSAL_LIMITS } from './contract.ts';
+export type { AdapterRegistry, CallFactory, ProviderConnection, RemoteMapping } from './contract.ts';
+export { providerFailure } from './errors.ts';

@@ -1,0 +1,87 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { isKgateError, KgateError } from '../../kernel/errors.ts';
+import { hasBody, readBody } from '../http/body.ts';
+import type { HttpEnv } from '../http/context.ts';
+import type { AnyOperation } from '../operations/operation.ts';
+import { MAX_REST_BODY_BYTES } from '../rest/bind.ts';
+import { honoPath } from '../rest/routes.ts';
+import { authenticateProduct } from './auth.ts';
+import { sendEnvelope, sendProblem } from './envelope.ts';
+import { productHandler, type ProductHandlerDependencies } from './handler.ts';
+import { productMediaHandler } from './media-routes.ts';
+import { productOpenApiDocument } from './openapi.ts';
+import { productRoutesOf } from './routes.ts';
+import { requireRuntimeVersion } from './version.ts';
+
+/** Where the Product Runtime's runtime operations live (spec 4.7). */
+export const PRODUCT_API_PREFIX = '/api/product/v1';
+/** Where its hosted vault routes live (spec 4.7). */
+export const HOSTED_VAULT_PREFIX = '/workspaces';
+
+/** Families of the contract (spec 4.7) that later work builds; until then they answer `unavailable`. */
+const UNAVAILABLE_PREFIXES = ['/intelligence', '/connections'] as const;
+
+/** Reads the body's bytes, bounded, before anything else (as the Developer REST API does, and for the same reasons). */
+function boundedBody(): MiddlewareHandler<HttpEnv> {
+  return async (c, next) => {
+    const contentLength = c.req.header('content-length');
+    if (hasBody(contentLength, c.req.header('transfer-encoding'))) {
+      try {
+        c.set('body', await readBody(c.env?.incoming ?? c.req.raw.body, contentLength, MAX_REST_BODY_BYTES));
+      } catch (error) {
+        if (error instanceof KgateError && error.code === 'payload_too_large') c.header('Connection', 'close');
+        throw error;
+      }
+    }
+    await next();
+  };
+}
+
+/**
+ * The Product Runtime (docs/runtime.md): the product routes of an operation table under /api/product/v1 and
+ * /workspaces/{workspaceId}/vaults/{vaultId}, and their OpenAPI 3.1 document, built from the same table. Every answer
+ * but the document is a V1 envelope, errors and unknown routes included; the version header is checked first.
+ */
+export function productRuntime(deps: ProductHandlerDependencies & { operations: readonly AnyOperation[]; baseUrl: string; version: string }): Hono<HttpEnv> {
+  const api = new Hono<HttpEnv>();
+  const routes = productRoutesOf(deps.operations);
+  const document = JSON.stringify(productOpenApiDocument(routes, deps));
+  api.get(`${PRODUCT_API_PREFIX}/openapi.json`, (c) => c.body(document, 200, { 'Content-Type': 'application/json' }));
+  // Routes that carry bytes (private media) read their bodies themselves, bounded by their own limit and streamed:
+  // registered before the JSON body reader, they answer before it would run.
+  for (const route of routes.filter((r) => r.binding.binary)) {
+    api.on(route.binding.method, honoPath(route.binding.path), requireRuntimeVersion(), productMediaHandler(route, deps));
+  }
+  for (const prefix of [`${PRODUCT_API_PREFIX}/*`, `${HOSTED_VAULT_PREFIX}/*`]) {
+    api.use(prefix, requireRuntimeVersion(), boundedBody());
+  }
+  for (const route of routes.filter((r) => !r.binding.binary)) api.on(route.binding.method, honoPath(route.binding.path), productHandler(route, deps));
+  // Capabilities the contract names that this server does not serve yet (education, media, delegated connections):
+  // an authenticated caller is told so explicitly, in an `unavailable` envelope that consumes nothing, instead of
+  // an unknown route. They are not in the OpenAPI document until they really work.
+  for (const prefix of UNAVAILABLE_PREFIXES) {
+    api.all(`${PRODUCT_API_PREFIX}${prefix}/*`, async (c) => {
+      await authenticateProduct(deps, c.req.header('authorization'));
+      return sendEnvelope(c, {
+        kind: 'service.unavailable',
+        status: 'unavailable',
+        data: null,
+        receipts: [],
+        problems: [{ code: 'unavailable', message: 'This capability is not available on this server yet; getCapabilities lists what is.', details: { capability: `${prefix.slice(1)}` } }],
+      });
+    });
+  }
+  for (const prefix of [`${PRODUCT_API_PREFIX}/*`, `${HOSTED_VAULT_PREFIX}/*`]) {
+    api.all(prefix, (c) => sendProblem(c, new KgateError('not_found', `No Product Runtime route for ${c.req.method} ${c.req.path}.`)));
+  }
+  api.onError((error, c) => {
+    if (isKgateError(error)) return sendProblem(c, error);
+    if (error instanceof HTTPException && error.status === 413) return sendProblem(c, new KgateError('payload_too_large', 'The request body is too large.'));
+    if (error instanceof HTTPException && error.status < 500) return sendProblem(c, new KgateError('invalid_request', error.message || 'The request is malformed.'));
+    // Logged without the request: it may hold tokens or note content.
+    c.get('log')?.().error({ err: { name: error.name, message: error.message, stack: error.stack } }, 'unhandled error');
+    return sendProblem(c, new KgateError('internal', 'An unexpected error occurred; the request id identifies it in the logs.'));
+  });
+  return api;
+}

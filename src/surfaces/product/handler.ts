@@ -1,0 +1,74 @@
+import type { Handler } from 'hono';
+import { KgateError } from '../../kernel/errors.ts';
+import type { RuntimePrincipal } from '../../domains/runtime/index.ts';
+import type { HttpEnv } from '../http/context.ts';
+import type { Pipeline } from '../invocation/pipeline.ts';
+import { PRODUCT_SURFACE } from '../invocation/surface.ts';
+import type { OperationServices, RuntimeCallContext } from '../operations/operation.ts';
+import { authenticateProduct, type ProductAuthenticators } from './auth.ts';
+import { bindProductInput, jsonBodyOf, refuseClaimedAuthority } from './bind.ts';
+import { operationReceipt, sendEnvelope, sendProblem } from './envelope.ts';
+import { pathParams, type ProductRoute } from './routes.ts';
+
+/** What a product route runs on. */
+export interface ProductHandlerDependencies extends ProductAuthenticators {
+  pipeline: Pipeline;
+  runtime: OperationServices['runtime'];
+}
+
+/** Link 9: the token carries the credential scope the call needs. */
+export function requireScope(principal: RuntimePrincipal, scope: string | undefined): void {
+  if (scope && !(principal.scopes as readonly string[]).includes(scope)) {
+    throw new KgateError('insufficient_scope', `This operation needs the ${scope} scope, which the access token does not carry.`, { scope });
+  }
+}
+
+/**
+ * The handler of one Product Runtime route: the wire around the invocation pipeline. In the chain's order
+ * (docs/runtime.md): authenticate (links 1 to 8), refuse a claimed audience, brand or grant, the credential scope
+ * (9), the workspace, vault and context scope the route names (10 to 12); then the pipeline reserves the
+ * organization's operation (13), validates, runs, and the answer is a V1 envelope with the call's receipt.
+ * Nothing before the reservation consumes anything.
+ */
+export function productHandler(route: ProductRoute, deps: ProductHandlerDependencies): Handler<HttpEnv> {
+  const { binding, operation } = route;
+  // A route that names a workspace but no vault (getWorkspace) checks link 10 itself, before the reservation too.
+  const workspaceOnly = !binding.vault && pathParams(binding.path).includes('workspaceId');
+  return async (c) => {
+    const principal = await authenticateProduct(deps, c.req.header('authorization'));
+    c.set('principal', principal);
+    const runtime = principal.runtime!;
+    const body = binding.method === 'POST' ? jsonBodyOf(c) : undefined;
+    refuseClaimedAuthority(c, body);
+    const applies = operation.idempotency === 'always' || (operation.idempotency === 'when-applying' && body?.dryRun === false);
+    requireScope(runtime, binding.needs);
+    if (applies) requireScope(runtime, binding.applyNeeds);
+    const access = applies && binding.applyNeeds ? 'publish' : 'read';
+    const call: RuntimeCallContext = { principal: runtime };
+    if (binding.vault) call.vault = await deps.runtime.resolveVault(runtime, c.req.param('workspaceId') ?? '', c.req.param('vaultId') ?? '', access);
+    else if (workspaceOnly) await deps.runtime.requireWorkspace(runtime, c.req.param('workspaceId') ?? '');
+    if (binding.scope) {
+      call.scope = await deps.runtime.resolveScope(runtime, c.req.param('scopeId') ?? '', access);
+      call.vault = call.scope.vault;
+    }
+    const invocation = await deps.pipeline.invoke({
+      surface: PRODUCT_SURFACE,
+      principal,
+      operation,
+      readInput: () => bindProductInput(c, route, body, binding.vault ? call.vault!.mappingId : undefined),
+      idempotencyKey: { value: c.req.header('idempotency-key'), required: false },
+      runtime: call,
+    });
+    const receipts = invocation.runtimeReservation ? [operationReceipt(c.get('requestId') ?? '', invocation.runtimeReservation)] : [];
+    if (invocation.replayed) c.header('Idempotent-Replayed', 'true');
+    if (!invocation.ok) {
+      const { error } = invocation;
+      // A capability that is not here is an answer, not a failure (DESIGN.md principle 4).
+      if (error.code === 'unavailable') {
+        return sendEnvelope(c, { kind: binding.kind, status: 'unavailable', data: null, receipts, problems: [{ code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }] });
+      }
+      return sendProblem(c, error, receipts);
+    }
+    return sendEnvelope(c, { kind: binding.kind, status: 'ok', data: invocation.output, receipts, problems: [] });
+  };
+}
