@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +106,30 @@ describe('the directory store', () => {
     const names = await readdir(join(dir, ORG));
     expect(names).toContain(key(10).split('/')[1]);
     expect(names.filter((name) => name.endsWith('.partial'))).toEqual([]);
+  });
+
+  it('holds no descriptor for a reader that never starts, nor after one stops early or finishes', async () => {
+    // A descriptor left to the garbage collector is an uncaught error from Node 24 on: a client that hangs up before
+    // the first byte must not leave one behind.
+    const store = directoryMediaStore(dir);
+    const bytes = randomBytes(300_000);
+    await store.put(key(11), bytes, 'audio/webm');
+    const path = join(dir, ...key(11).split('/'));
+    const openOnObject = async () => {
+      const links = await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+      return links.filter((link) => link === path).length;
+    };
+    const unstarted = (await store.get(key(11), { start: 0, end: bytes.length - 1 }))[Symbol.asyncIterator]();
+    await unstarted.return?.();
+    const untouched = await store.get(key(11), { start: 0, end: bytes.length - 1 });
+    expect(untouched).toBeDefined();
+    const stopped = (await store.get(key(11), { start: 0, end: bytes.length - 1 }))[Symbol.asyncIterator]();
+    expect((await stopped.next()).done).toBe(false);
+    expect(await openOnObject()).toBe(1);
+    await stopped.return?.();
+    expect((await readAll(await store.get(key(11), { start: 7, end: 9 }))).equals(bytes.subarray(7, 10))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await openOnObject()).toBe(0);
   });
 
   it('refuses a key that is not one the media service makes (no path ever leaves its root)', async () => {

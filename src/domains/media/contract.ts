@@ -100,7 +100,8 @@ export interface MediaStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
   /**
    * Opens bytes `range` of an object (`range.end` < its size): resolves once the store has answered, so that a missing
-   * object fails before an answer has begun; the bytes then come in order.
+   * object fails before an answer has begun; the bytes then come in order. A reader may stop at any point, before its
+   * first read too, and closes nothing itself: a store holds no file descriptor for a reader that has not started.
    */
   get(key: string, range: ByteRange): Promise<AsyncIterable<Uint8Array>>;
   /** Deletes an object; deleting one that is not there succeeds. */
