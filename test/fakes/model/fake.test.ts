@@ -4,6 +4,7 @@
  * real service's shapes.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseModelConfig } from '../../../src/config-model.ts';
 import { FAKE_IMAGE_BYTES, modelEnvOf, startModelFake, type ModelFake } from './server.ts';
 
 let fake: ModelFake;
@@ -130,5 +131,6 @@ describe('the fake model server', () => {
 
   it('names its settings for a gateway', () => {
     expect(modelEnvOf(fake)).toMatchObject({ KGATE_MODEL_BASE_URL: fake.baseUrl, KGATE_MODEL_API_KEY: fake.apiKey, KGATE_MODEL_ALLOW_PRIVATE: '1' });
+    expect(parseModelConfig(modelEnvOf(fake))).toMatchObject({ baseUrl: fake.baseUrl, apiKey: fake.apiKey, chatModel: 'fake-chat-1', imageModel: 'fake-image-1', allowPrivateAddresses: true });
   });
 });

@@ -98,6 +98,7 @@ export function modelEnvOf(fake: Pick<ModelFake, 'baseUrl' | 'apiKey' | 'chatMod
     KGATE_MODEL_PRICE_OUTPUT: '2',
     KGATE_MODEL_PRICE_IMAGE: '40000',
     KGATE_MODEL_TIMEOUT_MS: '5000',
+    KGATE_MODEL_CONNECT_TIMEOUT_MS: '2000',
     KGATE_MODEL_ALLOW_PRIVATE: '1',
     ...overrides,
   };
