@@ -51,6 +51,8 @@ export interface RuntimePrincipal {
   credentialId: string;
   scopes: readonly RuntimeScope[];
   installationId: string;
+  /** The installation's intelligence budget sublimit in microdollars a month (spec 2.6), or null for none. */
+  intelligenceSublimitMicrodollars: number | null;
   /** The customer account that installed the product: the actor of what the product changes. */
   customerAccountId: string;
   product: { id: string; slug: string; name: string; domainPack: string | null };

@@ -181,6 +181,12 @@ export function createPipeline(deps: PipelineDependencies): Pipeline {
           noteChanges: surface.noteChanges,
           ...(call.runtime ? { runtime: call.runtime } : {}),
         };
+        if (operation.idempotency === 'metered') {
+          // The models ledger keeps the request under its key, outside any transaction (models/runner.ts).
+          if (key === undefined) throw new KgateError('idempotency_key_required', surface.words.missingKey);
+          const value = present(operation, await operation.run({ ...ctx, idempotencyKey: key }, input));
+          return () => Promise.resolve({ replayed: false, value });
+        }
         return execute(deps, ctx, call, input, key);
       };
       try {

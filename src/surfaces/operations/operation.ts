@@ -63,6 +63,29 @@ export interface RuntimeCallContext {
    * fingerprint (an idempotency key's request) carries its SHA-256 instead.
    */
   upload?: Buffer;
+  /** The HTTP request id (usage receipts name it). */
+  requestId?: string;
+  /**
+   * Aborted when the client goes away (its connection closes before the answer ended): a metered call aborts its
+   * upstream model request with it.
+   */
+  signal?: AbortSignal;
+  /** Present when the caller asked for a stream (ProductBinding.stream): where a generating operation writes as it goes. */
+  stream?: GenerationSink;
+  /**
+   * Receipts an operation adds to its answer (a usage receipt, a safety receipt), after the operation receipt; the
+   * surface sends them on success and on failure, so that a billable failure still says what it cost.
+   */
+  receipts?: Array<Readonly<Record<string, unknown>>>;
+}
+
+/**
+ * Where a streaming operation writes (spec 6.3): `ready` once the call is admitted, reserved and about to dispatch,
+ * then `delta` for each piece of text. The surface writes the final `done` event from the operation's output.
+ */
+export interface GenerationSink {
+  ready(facts: Readonly<Record<string, unknown>>): void;
+  delta(text: string): void;
 }
 
 /** Everything an operation runs with besides its input; built by the invocation pipeline, never by a surface. */
@@ -75,6 +98,11 @@ export interface OperationContext {
   commit?: IdempotentCommit;
   /** Present on the Product Runtime: the chain as resolved for this call. */
   runtime?: RuntimeCallContext;
+  /**
+   * The validated idempotency key of an operation whose rule is `metered`: the operation's own ledger keeps the
+   * request and its outcome (a model call must not hold a database transaction open), not the idempotency store.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -94,9 +122,11 @@ export type OperationScope = 'mcp:read' | 'mcp:write' | 'runtime';
 
 /**
  * When an operation changes data and therefore needs an idempotency key: never (reads and previews), when its input
- * says `dryRun: false`, or always (the apply tools, which exist only to apply what a human approved).
+ * says `dryRun: false`, or always (the apply tools, which exist only to apply what a human approved). `metered`: a
+ * metered model call (spec 8 rule 4) always needs a key, which the pipeline validates and hands to the operation
+ * (OperationContext.idempotencyKey) instead of claiming it: the models ledger is that call's idempotency record.
  */
-export type IdempotencyRule = 'none' | 'when-applying' | 'always';
+export type IdempotencyRule = 'none' | 'when-applying' | 'always' | 'metered';
 
 /**
  * What one call of an operation costs: one unit of the operation allowance of the surface it came through (spec 8
@@ -160,6 +190,11 @@ export interface ProductBinding {
    * its facts in headers; `download` answers the bytes themselves with Range support. Errors stay V1 envelopes.
    */
   binary?: 'upload' | 'download';
+  /**
+   * The route may answer a stream: with `Accept: application/x-ndjson` (and the runtime version header) the answer is
+   * newline-delimited `ready`, `delta` and `done` events (surfaces/product/stream-routes.ts); otherwise JSON.
+   */
+  stream?: 'ndjson';
 }
 
 /** How an operation is published as an MCP tool. */

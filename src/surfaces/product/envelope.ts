@@ -16,7 +16,9 @@ export interface EnvelopeProblem {
 }
 
 /** A receipt of what a call consumed. */
-export type Receipt = { kind: 'service.product-runtime-operation'; requestId: string } & RuntimeReservation;
+export type Receipt = OperationReceipt | Readonly<Record<string, unknown>>;
+/** The receipt of the organization's monthly operation a call reserved; every metered call's first receipt. */
+export type OperationReceipt = { kind: 'service.product-runtime-operation'; requestId: string } & RuntimeReservation;
 
 /** Every Product Runtime response but the token endpoint and the OpenAPI document. */
 export interface EnvelopeV1 {
@@ -36,7 +38,7 @@ export const RUNTIME_VERSION_HEADER = 'X-Service-Runtime-Version';
 export const PROBLEM_KIND = 'service.problem';
 
 /** The receipt of a metered call. */
-export function operationReceipt(requestId: string, reservation: RuntimeReservation): Receipt {
+export function operationReceipt(requestId: string, reservation: RuntimeReservation): OperationReceipt {
   return { kind: 'service.product-runtime-operation', requestId, ...reservation };
 }
 

@@ -1,4 +1,4 @@
-import type { Handler } from 'hono';
+import type { Context, Handler } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
 import type { RuntimePrincipal } from '../../domains/runtime/index.ts';
 import type { HttpEnv } from '../http/context.ts';
@@ -14,6 +14,22 @@ import { pathParams, type ProductRoute } from './routes.ts';
 export interface ProductHandlerDependencies extends ProductAuthenticators {
   pipeline: Pipeline;
   runtime: OperationServices['runtime'];
+}
+
+/**
+ * Aborted when the client's connection closes before its answer was sent: a metered call aborts its model request
+ * with it (spec 4.7: a client disconnect cancels the upstream request).
+ */
+export function clientSignalOf(c: Context<HttpEnv>): AbortSignal {
+  const incoming = c.env?.incoming;
+  const outgoing = c.env?.outgoing;
+  const controller = new AbortController();
+  if (!incoming || !outgoing) return c.req.raw.signal ?? controller.signal;
+  // 'close' of the response fires when it ended or when the connection was lost before that: only the second aborts.
+  outgoing.once('close', () => {
+    if (!outgoing.writableFinished) controller.abort(new Error('the client went away'));
+  });
+  return controller.signal;
 }
 
 /** Link 9: the token carries the credential scope the call needs. */
@@ -44,7 +60,7 @@ export function productHandler(route: ProductRoute, deps: ProductHandlerDependen
     requireScope(runtime, binding.needs);
     if (applies) requireScope(runtime, binding.applyNeeds);
     const access = applies && binding.applyNeeds ? 'publish' : 'read';
-    const call: RuntimeCallContext = { principal: runtime };
+    const call: RuntimeCallContext = { principal: runtime, requestId: c.get('requestId') ?? '', signal: clientSignalOf(c), receipts: [] };
     if (binding.vault) call.vault = await deps.runtime.resolveVault(runtime, c.req.param('workspaceId') ?? '', c.req.param('vaultId') ?? '', access);
     else if (workspaceOnly) await deps.runtime.requireWorkspace(runtime, c.req.param('workspaceId') ?? '');
     if (binding.scope) {
@@ -59,7 +75,7 @@ export function productHandler(route: ProductRoute, deps: ProductHandlerDependen
       idempotencyKey: { value: c.req.header('idempotency-key'), required: false },
       runtime: call,
     });
-    const receipts = invocation.runtimeReservation ? [operationReceipt(c.get('requestId') ?? '', invocation.runtimeReservation)] : [];
+    const receipts = [...(invocation.runtimeReservation ? [operationReceipt(c.get('requestId') ?? '', invocation.runtimeReservation)] : []), ...call.receipts!];
     if (invocation.replayed) c.header('Idempotent-Replayed', 'true');
     if (!invocation.ok) {
       const { error } = invocation;

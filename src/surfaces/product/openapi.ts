@@ -66,7 +66,7 @@ function parameters(route: ProductRoute): JsonSchema[] {
     params.push({
       name: 'Idempotency-Key',
       in: 'header',
-      required: route.operation.idempotency === 'always',
+      required: route.operation.idempotency === 'always' || route.operation.idempotency === 'metered',
       description: 'Required to apply. A retry with the same key and request replays the stored answer.',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });

@@ -67,9 +67,16 @@ export function createRuntimeAuthenticator(sql: Sql, clock: Clock): (bearer: str
       // Link 9 is the route's: here, what the token carries that the principal still holds.
       scopes: RUNTIME_SCOPES.filter((scope) => row.token_scopes.includes(scope) && held.has(scope)),
       installationId: row.installation_id,
+      intelligenceSublimitMicrodollars: sublimitOf(row.installation_configuration),
       customerAccountId: row.customer_account_id,
       product: { id: row.product_id, slug: row.product_slug, name: row.product_name, domainPack: row.product_domain_pack },
       organization: { id: row.organization_id, slug: row.organization_slug, name: row.organization_name, settings: settings! },
     };
   };
+}
+
+/** The installation's intelligence budget sublimit (configuration.productRuntime), or null when none is set or it is not a whole number. */
+function sublimitOf(configuration: unknown): number | null {
+  const value = (configuration as { productRuntime?: { intelligenceBudgetMicrodollarsMonthly?: unknown } } | null)?.productRuntime?.intelligenceBudgetMicrodollarsMonthly;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }

@@ -61,10 +61,16 @@ describe('authenticating a Product Runtime token: links 1 to 8 of the chain', ()
       credentialId,
       scopes: ['media.read', 'notes.publish'],
       installationId: chain.installationId,
+      intelligenceSublimitMicrodollars: null,
       customerAccountId: chain.customerAccountId,
       product: { id: chain.productId, slug: expect.stringMatching(/^product-/), name: expect.stringMatching(/^Product /), domainPack: 'education' },
       organization: { id: chain.organizationId, slug: expect.stringMatching(/^org-/), name: expect.stringMatching(/^Organization /), settings: {} },
     });
+    // The installation's intelligence sublimit comes with the same query, as the installation holds it now.
+    await db.query(`UPDATE runtime_installations SET configuration = $2 WHERE id = $1`, [chain.installationId, JSON.stringify({ productRuntime: { intelligenceBudgetMicrodollarsMonthly: 250_000 } })]);
+    queries.length = 0;
+    expect((await service.authenticate(token)).intelligenceSublimitMicrodollars).toBe(250_000);
+    expect(queries).toHaveLength(1);
   });
 
   it('refuses malformed bearers without a query, and unknown ones with one', async () => {

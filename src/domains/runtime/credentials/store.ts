@@ -236,12 +236,13 @@ export interface ChainRow {
   organization_name: string;
   organization_status: string;
   organization_settings: unknown;
+  installation_configuration: unknown;
   account_status: string;
   [key: string]: unknown;
 }
 
 const CHAIN_COLUMNS = `sp.id AS principal_id, sp.name AS principal_name, sp.status AS principal_status, sp.scopes AS principal_scopes,
-  i.id AS installation_id, i.status AS installation_status, i.customer_account_id,
+  i.id AS installation_id, i.status AS installation_status, i.customer_account_id, i.configuration AS installation_configuration,
   p.id AS product_id, p.slug AS product_slug, p.name AS product_name, p.domain_pack AS product_domain_pack, p.status AS product_status,
   o.id AS organization_id, o.slug AS organization_slug, o.name AS organization_name, o.status AS organization_status,
   o.settings AS organization_settings, a.status AS account_status`;
