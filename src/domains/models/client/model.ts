@@ -1,0 +1,30 @@
+import { KgateError } from '../../../kernel/errors.ts';
+import type { ModelPort } from '../contract.ts';
+import { chat } from './chat.ts';
+import { createConnection } from './connection.ts';
+import { generateImage } from './image.ts';
+import type { ModelClientSettings } from './settings.ts';
+import { streamChat } from './stream.ts';
+
+/**
+ * The model port over an OpenAI-compatible HTTP API (docs/models.md): chat completions as JSON or a stream, and image
+ * generation, each call bounded in time and size, retried only while certainly not accepted, and failing with a
+ * ModelError that says whether the provider accepted it. The key is sent as a Bearer header and nowhere else.
+ */
+export function createOpenAiCompatibleModel(settings: ModelClientSettings): ModelPort {
+  const base = new URL(settings.baseUrl);
+  if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new RangeError('the model base URL must be http(s)');
+  if (base.username !== '' || base.password !== '') throw new RangeError('the model base URL must not contain credentials');
+  const connection = createConnection(settings);
+  const { chatModel, imageModel, timeoutMs } = settings;
+  return {
+    identity: { provider: `openai-compatible (${base.host})`, chatModel, imageModel },
+    prices: { ...settings.prices },
+    chat: (request) => chat(connection, chatModel, request, timeoutMs),
+    chatStream: (request) => ({ [Symbol.asyncIterator]: () => streamChat(connection, chatModel, request, timeoutMs) }),
+    image: async (request) => {
+      if (imageModel === null) throw new KgateError('unavailable', 'No image model is configured.');
+      return generateImage(connection, imageModel, request, timeoutMs);
+    },
+  };
+}
