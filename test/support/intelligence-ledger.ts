@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../src/db/port.ts';
-import type { MeteredCaller } from '../../src/domains/models/index.ts';
+import { createOpenAiCompatibleModel } from '../../src/domains/models/client/index.ts';
+import type { MeteredCaller, ModelPort } from '../../src/domains/models/index.ts';
+import { isPublicAddress } from '../../src/net/guarded-fetch.ts';
+import type { ModelFake } from '../fakes/model/server.ts';
 import { newId } from '../../src/kernel/ids.ts';
 import { insertRuntimeAccount, insertRuntimeChain, type RuntimeChain } from './runtime-records.ts';
 
@@ -106,4 +109,23 @@ export async function ledgerBalance(sql: Sql, organizationId: string): Promise<L
     running: running[0]?.running ?? 0,
     runningRows: rows[0]!.running,
   };
+}
+
+/** Prices of the ledger tests: 1 µ$ an input token, 2 an output token, 1,000 an image. */
+export const LEDGER_TEST_PRICES = { inputMicrodollarsPerToken: 1, outputMicrodollarsPerToken: 2, imageMicrodollars: 1_000 };
+
+/** The real model client pointed at a fake model server, without retries (each fake behaviour is one attempt). */
+export function ledgerTestModel(fake: Pick<ModelFake, 'baseUrl' | 'apiKey' | 'chatModel' | 'imageModel'>, timeoutMs = 10_000): ModelPort {
+  return createOpenAiCompatibleModel({
+    baseUrl: fake.baseUrl,
+    apiKey: fake.apiKey,
+    chatModel: fake.chatModel,
+    imageModel: fake.imageModel,
+    prices: LEDGER_TEST_PRICES,
+    timeoutMs,
+    connectTimeoutMs: 5_000,
+    allowPrivateAddresses: true,
+    isPublicAddress,
+    limits: { maxRetries: 0 },
+  });
 }
