@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseModelConfig } from '../../../src/config-model.ts';
-import { FAKE_IMAGE_BYTES, modelEnvOf, startModelFake, type ModelFake } from './server.ts';
+import { FAKE_IMAGE_BYTES, modelEnvOf, modelPortOf, startModelFake, type ModelFake } from './index.ts';
 
 let fake: ModelFake;
 beforeEach(async () => {
@@ -127,6 +127,13 @@ describe('the fake model server', () => {
     fake.respond((request) => ({ kind: 'reply', text: `you sent ${String((request.body?.messages as unknown[]).length)}` }));
     const body = (await (await post('/chat/completions', chat)).json()) as { choices: Array<{ message: { content: string } }> };
     expect(body.choices[0]?.message.content).toBe('you sent 1');
+  });
+
+  it('gives a model port built from those settings, as the gateway builds it', async () => {
+    fake.script({ kind: 'reply', text: 'from the port', usage: { inputTokens: 2, outputTokens: 3 } });
+    const port = modelPortOf(fake);
+    expect(await port.chat({ messages: [{ role: 'user', content: 'hi' }], maxOutputTokens: 10 })).toMatchObject({ text: 'from the port', usage: { inputTokens: 2, outputTokens: 3 } });
+    expect(port.prices).toEqual({ inputMicrodollarsPerToken: 1, outputMicrodollarsPerToken: 2, imageMicrodollars: 40_000 });
   });
 
   it('names its settings for a gateway', () => {
