@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MediaConfigError, parseMediaConfig, type MediaConfig } from './config-media.ts';
+import { ModelConfigError, parseModelConfig, type ModelConfig } from './config-model.ts';
 
 /** Thrown when the environment holds an invalid setting; the message names the variable. */
 export class ConfigError extends Error {
@@ -115,6 +116,8 @@ export interface Config {
   };
   /** Where private media is kept (KGATE_MEDIA_STORE, KGATE_MEDIA_*; docs/education.md, "Private audio media"). */
   media: MediaConfig;
+  /** The model behind the education generation endpoints (KGATE_MODEL_*; docs/models.md); undefined: none. */
+  model: ModelConfig | undefined;
   /** Remote mappings (docs/providers.md). */
   providers: {
     /** KGATE_PROVIDER_TOKEN_KEYS: `id:base64key` entries, the first seals; undefined: no provider can be connected. */
@@ -170,14 +173,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   let media: MediaConfig;
+  let model: ModelConfig | undefined;
   try {
     media = parseMediaConfig(present, e.DATABASE_URL ? undefined : e.KGATE_DATA_DIR);
+    model = parseModelConfig(present);
   } catch (error) {
-    if (error instanceof MediaConfigError) throw new ConfigError(`Invalid configuration:\n${error.message.split('\n').map((line) => `  ${line}`).join('\n')}`);
+    if (error instanceof MediaConfigError || error instanceof ModelConfigError) throw new ConfigError(`Invalid configuration:\n${error.message.split('\n').map((line) => `  ${line}`).join('\n')}`);
     throw error;
   }
   return {
     media,
+    model,
     port: e.PORT,
     host: e.KGATE_HOST,
     baseUrl: e.KGATE_BASE_URL

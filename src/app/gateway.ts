@@ -1,5 +1,6 @@
 import { publicBaseUrl, type Config } from '../config.ts';
 import { createMailer, type Mailer } from '../net/mail.ts';
+import { modelOf } from './model.ts';
 import type { Database } from '../db/port.ts';
 import type { ClientMetadataFetch } from '../domains/oauth/index.ts';
 import type { Clock } from '../kernel/clock.ts';
@@ -145,8 +146,9 @@ export function httpDependenciesOf(
       runtime: services.runtime,
       packs: services.packs,
       media: services.media,
+      models: services.models,
       educationConnections: services.educationConnections,
-      runtimeCatalogue: runtimeCatalogueOf(options.operations ?? OPERATIONS),
+      runtimeCatalogue: runtimeCatalogueOf(options.operations ?? OPERATIONS, services.models.available),
     },
     runtimeCredentials: services.runtimeCredentials,
     runtimeAdmin: services.runtimeAdmin,
@@ -199,6 +201,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     noteCacheBytes: config.noteCacheBytes,
     providers: providerWiring(config.providers),
     media: config.media,
+    ...(config.model ? { model: { port: modelOf(config.model)!, timeoutMs: config.model.timeoutMs } } : {}),
     // The embedded database's data directory also keeps search indexes between runs (docs/search.md).
     ...(opened.dataDir !== undefined ? { searchSnapshots: searchSnapshotFiles(searchSnapshotDirOf(opened.dataDir)) } : {}),
   });

@@ -42,6 +42,8 @@ export function startMaintenance(services: Services, logger: Logger, db?: Databa
   }, MAINTENANCE_INTERVAL_MS);
   const sweep = setInterval(() => {
     services.usage.releaseLeases({ expiredOnly: true }).catch((error: unknown) => logger.warn({ err: error }, 'returning usage leases failed'));
+    // Reservations never dispatched give their capacity back; requests abandoned mid-call are charged (docs/budgets.md).
+    services.models.expire().catch((error: unknown) => logger.warn({ err: error }, 'expiring intelligence reservations failed'));
   }, LEASE_SWEEP_INTERVAL_MS);
   let syncing = false;
   const sync = setInterval(() => {

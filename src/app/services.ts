@@ -27,6 +27,7 @@ import { createPacksService, type PacksService } from '../domains/packs/index.ts
 import { createEducationConnectionsService, type EducationConnectionsService } from '../domains/education/index.ts';
 import type { MediaConfig } from '../config-media.ts';
 import type { MediaService } from '../domains/media/index.ts';
+import { createModelsService, DEFAULT_SETTLE_WINDOW_MS, type ModelPort, type ModelsService } from '../domains/models/index.ts';
 import { mediaServiceOf } from './media.ts';
 import { createRuntimeAdminService, type RuntimeAdminService } from '../domains/runtime/admin/index.ts';
 import { createRuntimeCredentialsService, type RuntimeCredentialsService } from '../domains/runtime/credentials/index.ts';
@@ -94,6 +95,8 @@ export interface Services {
   runtimeAdmin: RuntimeAdminService;
   /** Private audio media of product installations, within each organization's storage ceiling (docs/education.md). */
   media: MediaService;
+  /** The model port and the intelligence ledger (docs/models.md, docs/budgets.md). */
+  models: ModelsService;
   /**
    * Resolved credentials in memory (personal access tokens, OAuth access tokens); enabled only by a gateway that
    * listens for credential notifications.
@@ -125,6 +128,8 @@ export interface ServiceOptions {
   providers?: ProviderWiring;
   /** Where private media is kept; none: in the database. */
   media?: MediaConfig;
+  /** The configured model (app/model.ts) and its total timeout; none: the model-backed endpoints answer `unavailable`. */
+  model?: { port: ModelPort; timeoutMs: number };
 }
 
 /** Wires every domain service over one database. */
@@ -226,6 +231,13 @@ export function createServices(
     callbackUrl: () => `${options.publicBase()}/api/product/v1/connections/google/oauth/callback`,
   });
   const media = mediaServiceOf(options.media ?? { store: 'database' }, db, clock);
+  const models = createModelsService({
+    db,
+    model: options.model?.port,
+    clock,
+    // A request still waiting on its model is never taken for abandoned: the window outlasts the model's deadline.
+    settleWindowMs: Math.max(DEFAULT_SETTLE_WINDOW_MS, (options.model?.timeoutMs ?? 0) + 60_000),
+  });
   const caches = {
     personal_access_tokens: credentialCache,
     oauth_access_tokens: oauthCache,
@@ -262,6 +274,7 @@ export function createServices(
     runtimeAdmin,
     packs,
     media,
+    models,
     educationConnections,
     credentialCaches,
     authorityCache,

@@ -6,6 +6,7 @@ import type { IdempotentCommit, SharedWork } from '../../domains/idempotency/ind
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { EducationConnectionsService } from '../../domains/education/index.ts';
 import type { MediaService } from '../../domains/media/index.ts';
+import type { ModelsService } from '../../domains/models/index.ts';
 import type { NotesService } from '../../domains/notes/index.ts';
 import type { PacksService } from '../../domains/packs/index.ts';
 import type { ProposalsService } from '../../domains/proposals/index.ts';
@@ -48,6 +49,11 @@ export interface OperationServices {
   media?: MediaService;
   /** Delegated Google connections (docs/education.md); absent where a gateway is built without them: `unavailable`. */
   educationConnections?: EducationConnectionsService;
+  /**
+   * The model port and the intelligence ledger (docs/models.md, docs/budgets.md); absent where a gateway is built
+   * without it. Without a configured model (`available` false) the model-backed operations answer `unavailable`.
+   */
+  models?: ModelsService;
 }
 
 /**

@@ -57,8 +57,8 @@ export function productRoutesOf(operations: readonly AnyOperation[]): ProductRou
 
 /**
  * What getCapabilities reports as served: the capabilities of the table's product routes, so that a capability is
- * available only when a route really serves it. No model port exists yet, so nothing model-backed is available.
+ * available only when a route really serves it, and a model-backed one only when a model is configured.
  */
-export function runtimeCatalogueOf(operations: readonly AnyOperation[]): { built: ReadonlySet<string>; modelConfigured: boolean } {
-  return { built: new Set(operations.flatMap((o) => (o.product ?? []).map((b) => b.capability))), modelConfigured: false };
+export function runtimeCatalogueOf(operations: readonly AnyOperation[], modelConfigured: boolean): { built: ReadonlySet<string>; modelConfigured: boolean } {
+  return { built: new Set(operations.flatMap((o) => (o.product ?? []).map((b) => b.capability))), modelConfigured };
 }
