@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import {
+  MAX_LEVELS,
+  MAX_RUBRIC_PAGE,
+  MIN_LEVELS,
+  RUBRIC_MAX_OUTPUT_TOKENS,
+  RubricDraftInputSchema,
+  RubricDraftSchema,
+  RubricSummarySchema,
+  RubricVersionSchema,
+  checkModelRubric,
+  inputTokenBound,
+  rubricPrompt,
+  type EducationRubricsService,
+  type RubricDraft,
+  type RubricDraftInput,
+} from '../../domains/education/rubrics/index.ts';
+import { ModelError, meteredCallerOf, type ModelsService } from '../../domains/models/index.ts';
+import type { RuntimePrincipal } from '../../domains/runtime/index.ts';
+import { KgateError } from '../../kernel/errors.ts';
+import { sha256Hex } from '../../kernel/hashing.ts';
+import { CursorSchema } from './fields.ts';
+import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext, type RuntimeCallContext } from './operation.ts';
+
+/** Where the education endpoints live (spec 4.7). */
+const EDUCATION_PATH = '/api/product/v1/intelligence/education';
+/** The capability of the rubric routes in the runtime's catalogue: drafting, and reading what was drafted. */
+const CAPABILITY = 'education.rubric-draft';
+
+/** The teacher's note every draft carries: it is a proposal. */
+const REVIEW_NOTE =
+  'A proposed rubric for a teacher to review and adapt before any use. It is never applied to a learner, and it grades no one.';
+
+/** What these operations need beyond what every operation gets; the lead wires both into OperationServices. */
+interface RubricServices {
+  models?: ModelsService;
+  educationRubrics?: EducationRubricsService;
+}
+
+function rubricsOf(ctx: OperationContext): EducationRubricsService {
+  const rubrics = (ctx.services as RubricServices).educationRubrics;
+  if (!rubrics) throw new KgateError('unavailable', 'Rubric drafts are not available on this server.', { capability: CAPABILITY });
+  return rubrics;
+}
+
+function chainOf(ctx: OperationContext): RuntimeCallContext & { principal: RuntimePrincipal } {
+  if (!ctx.runtime) throw new KgateError('forbidden', 'This operation is served only by the Product Runtime.');
+  return ctx.runtime;
+}
+
+/** JSON with object keys sorted, so that the same request always has the same fingerprint. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${sortedJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Drafts through the metered runner: the starting version is read (not_found before anything is reserved), the model
+ * is asked once, its answer is checked strictly and, inside the metered work, stored as the rubric's next version, so
+ * that what the ledger settles is exactly what was stored. After settlement the version is linked to its ledger row,
+ * which is what makes it shown (a version whose call did not settle never is).
+ */
+async function draftRubric(ctx: OperationContext, input: RubricDraftInput): Promise<RubricDraft> {
+  const models = (ctx.services as RubricServices).models;
+  const rubrics = rubricsOf(ctx);
+  const call = chainOf(ctx);
+  const principal = call.principal;
+  if (!models?.available) throw new KgateError('unavailable', 'No model is configured for this service.', { capability: CAPABILITY });
+  const key = ctx.idempotencyKey;
+  if (key === undefined) throw new KgateError('idempotency_key_required', 'Drafting a rubric needs an Idempotency-Key header.');
+  const start = input.rubricId === undefined ? undefined : await rubrics.startingPoint(principal.installationId, input.rubricId);
+  const messages = rubricPrompt(input, start?.content);
+  const requestId = call.requestId ?? '';
+  const author = {
+    organizationId: principal.organization.id,
+    installationId: principal.installationId,
+    principalId: principal.principalId,
+    principalName: principal.principalName,
+  };
+  const result = await models.runMetered<RubricDraft>({
+    caller: meteredCallerOf(principal),
+    kind: 'education-rubric-draft',
+    key,
+    fingerprint: sha256Hex(sortedJson({ operation: 'draftEducationRubric', input })),
+    requestId,
+    bound: { inputTokens: inputTokenBound(messages), outputTokens: RUBRIC_MAX_OUTPUT_TOKENS, images: 0 },
+    signal: call.signal ?? new AbortController().signal,
+    onReceipt: (receipt) => call.receipts?.push({ ...receipt }),
+    async work(meter) {
+      const completion = await meter.model.chat({ messages, maxOutputTokens: RUBRIC_MAX_OUTPUT_TOKENS, json: true, temperature: 0.2, signal: meter.signal });
+      const check = checkModelRubric(completion.text, input);
+      if (!check.ok) {
+        throw new ModelError('model_output_invalid', 'The model\u2019s rubric failed its checks; none of it is returned or stored.', 'yes', completion.usage, {
+          problems: check.problems,
+        });
+      }
+      const draft = { ...(input.rubricId ? { rubricId: input.rubricId } : {}), basedOnVersion: start?.version ?? null, content: check.content };
+      const stored = await rubrics.storeDraft(author, { idempotencyKey: key, requestId }, draft);
+      return { ...check.content, rubricId: stored.rubricId, version: stored.version, basedOnVersion: draft.basedOnVersion, status: 'proposed', review: REVIEW_NOTE };
+    },
+  });
+  // A replay links too: a first answer whose link failed after settlement becomes shown when its key is retried.
+  await rubrics.linkLedger(principal.principalId, key, result.receipt.ledgerId);
+  return result.data;
+}
+
+/** What the three rubric operations share: Product Runtime only, one counted operation each. */
+const RUBRICS = {
+  tags: ['runtime', 'education'],
+  credentials: RUNTIME_CREDENTIALS,
+  scope: 'runtime',
+  allowance: 'operation',
+} as const;
+
+/** draftEducationRubric: a metered rubric draft, stored as the proposed next version of the installation's rubric. */
+const draftEducationRubric = defineOperation({
+  ...RUBRICS,
+  idempotency: 'metered',
+  id: 'draftEducationRubric',
+  summary: 'Draft a rubric',
+  description:
+    `Drafts a weighted analytic rubric from course context, standards and learning targets, optional reviewed sources, ` +
+    `a criterion count and ${MIN_LEVELS} to ${MAX_LEVELS} ordered level labels, respecting accessibility requirements. ` +
+    'Each criterion has a whole-percent weight (the weights sum to exactly 100), one observable descriptor per level ' +
+    'label in the given order, and alignment to standards of the request only. The draft is stored as the next version ' +
+    'of a new rubric, or of `rubricId` (whose latest version is the starting point); every version is a proposal ' +
+    '(`status: proposed`) that is never applied to a learner. Metered (education-rubric-draft): needs an Idempotency-Key; ' +
+    'a retry with the same key replays the stored answer without a second model call or a second version.',
+  input: RubricDraftInputSchema,
+  output: RubricDraftSchema,
+  errors: [
+    'invalid_request',
+    'not_found',
+    'idempotency_key_required',
+    'idempotency_key_reused',
+    'idempotency_key_in_flight',
+    'intelligence_budget_unset',
+    'intelligence_budget_exhausted',
+    'intelligence_concurrency_exhausted',
+    'model_unavailable',
+    'model_timeout',
+    'model_interrupted',
+    'model_output_invalid',
+    'unavailable',
+  ],
+  product: [
+    {
+      method: 'POST',
+      path: `${EDUCATION_PATH}/rubric-draft`,
+      operationId: 'draftRubric',
+      kind: 'service.education-rubric-draft',
+      capability: CAPABILITY,
+      needs: 'intelligence.execute',
+    },
+  ],
+  run: draftRubric,
+});
+
+/** listEducationRubrics: the installation's rubrics, most recently drafted first. */
+const listEducationRubrics = defineOperation({
+  ...RUBRICS,
+  idempotency: 'none',
+  id: 'listEducationRubrics',
+  summary: 'List rubrics',
+  description: `The rubrics drafted for this installation, most recently drafted first, ${MAX_RUBRIC_PAGE} at most a page. Not metered by the model.`,
+  input: z.strictObject({
+    cursor: CursorSchema,
+    limit: z.number().int().min(1).max(MAX_RUBRIC_PAGE).optional().describe(`Page size, at most ${MAX_RUBRIC_PAGE} (default 20)`),
+  }),
+  output: z.object({ rubrics: z.array(RubricSummarySchema), nextCursor: z.string().nullable(), truncated: z.boolean() }),
+  errors: ['invalid_request', 'unavailable'],
+  product: [
+    { method: 'GET', path: `${EDUCATION_PATH}/rubrics`, operationId: 'listRubrics', kind: 'service.education-rubrics', capability: CAPABILITY, needs: 'intelligence.execute' },
+  ],
+  async run(ctx, input) {
+    const page = await rubricsOf(ctx).listRubrics(chainOf(ctx).principal.installationId, { limit: input.limit ?? 20, cursor: input.cursor });
+    return { rubrics: page.items, nextCursor: page.nextCursor, truncated: page.nextCursor !== null };
+  },
+});
+
+/** getEducationRubric: one rubric of the installation with every version. */
+const getEducationRubric = defineOperation({
+  ...RUBRICS,
+  idempotency: 'none',
+  id: 'getEducationRubric',
+  summary: 'Read a rubric',
+  description:
+    'One rubric of this installation with its versions, newest first: each version\u2019s content, status (always ' +
+    'proposed), a person\u2019s review mark (reviewed, dismissed or none), who drafted it and its ledger row. Any other ' +
+    'id is not_found. Not metered by the model.',
+  input: z.strictObject({ rubricId: z.uuid() }),
+  output: z.object({ rubric: RubricSummarySchema, versions: z.array(RubricVersionSchema) }),
+  errors: ['invalid_request', 'not_found', 'unavailable'],
+  product: [
+    {
+      method: 'GET',
+      path: `${EDUCATION_PATH}/rubrics/{rubricId}`,
+      operationId: 'getRubric',
+      kind: 'service.education-rubric',
+      capability: CAPABILITY,
+      needs: 'intelligence.execute',
+    },
+  ],
+  run: (ctx, input) => rubricsOf(ctx).getRubric(chainOf(ctx).principal.installationId, input.rubricId),
+});
+
+/** The rubric operations (docs/education.md, "Rubric drafts"), served only by the Product Runtime. */
+export const EDUCATION_RUBRIC_OPERATIONS: readonly AnyOperation[] = [draftEducationRubric, listEducationRubrics, getEducationRubric];
