@@ -101,12 +101,22 @@ describe('the OpenAI-compatible model client', () => {
   });
 
   it('does not retry other error answers: model_unavailable, not accepted, one request each', async () => {
-    for (const status of [400, 404, 500, 502]) {
+    for (const status of [400, 404, 500]) {
       fake.requests.length = 0;
       fake.script({ kind: 'fail', status, message: `broken ${status}` });
       const error = await failureOf(() => modelOf().chat(ASK));
       expect([error.code, error.accepted]).toEqual(['model_unavailable', 'no']);
       expect(error.message).toContain(`HTTP ${status}`);
+      expect(fake.requests).toHaveLength(1);
+    }
+  });
+
+  it("takes a proxy's 502 and 504 for ambiguous (billable), and does not retry them", async () => {
+    for (const [status, code] of [[502, 'model_interrupted'], [504, 'model_timeout']] as const) {
+      fake.requests.length = 0;
+      fake.script({ kind: 'fail', status, message: `gateway ${status}` });
+      const error = await failureOf(() => modelOf().chat(ASK));
+      expect([error.code, error.accepted]).toEqual([code, 'unknown']);
       expect(fake.requests).toHaveLength(1);
     }
   });

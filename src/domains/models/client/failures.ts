@@ -54,7 +54,8 @@ export function invalidOutput(reason: string, usage?: TokenUsage): ModelError {
 const MAX_SUMMARY = 160;
 
 /**
- * An error answer (before any output): model_unavailable, not accepted; 429 and 503 may be tried again. The message
+ * An error answer (before any output): model_unavailable, not accepted, but for a proxy's 502 and 504 (ambiguous);
+ * 429 and 503 may be tried again. The message
  * quotes at most a short, cleaned line of the provider's own message, never for 401/403 (about the operator's key).
  */
 export function errorAnswer(status: number, body: Buffer, headers: Record<string, string | string[] | undefined>, apiKey: string | undefined): ModelError | RetryableRefusal {
@@ -64,6 +65,10 @@ export function errorAnswer(status: number, body: Buffer, headers: Record<string
     return new ModelError('model_unavailable', `The model refused the operator's credentials (HTTP ${status}); check KGATE_MODEL_API_KEY.`, 'no', undefined, details);
   }
   const summary = summarize(body, apiKey);
+  // A proxy's 502 or 504 in front of the provider may hide a request the provider did accept and bill: ambiguous, so
+  // a billable failure (spec 8 rule 4), and never retried.
+  if (status === 502) return new ModelError('model_interrupted', `A proxy in front of the model lost its answer (HTTP 502${summary === '' ? '' : `: ${summary}`}).`, 'unknown', undefined, details);
+  if (status === 504) return new ModelError('model_timeout', `A proxy in front of the model timed out (HTTP 504${summary === '' ? '' : `: ${summary}`}).`, 'unknown', undefined, details);
   const error = new ModelError('model_unavailable', `The model refused the request (HTTP ${status}${summary === '' ? '' : `: ${summary}`}).`, 'no', undefined, details);
   if (status === 429 || status === 503) return new RetryableRefusal(error, retryAfterMs(headers));
   return error;
