@@ -1,0 +1,56 @@
+/**
+ * The education endpoints the suite calls (spec 4.7): path, metered kind, the envelope's data kind, and the request
+ * schema of the domain module where it exists, so that the offline validation proves each fixture's body is one the
+ * endpoint takes. An endpoint whose module has not landed validates against nothing and says so.
+ */
+import type { z } from 'zod';
+import { AssessmentDraftInputSchema } from '../../src/domains/education/assessment/index.ts';
+import { PracticeReviewRequestSchema } from '../../src/domains/education/practice/index.ts';
+import { QualityReviewInputSchema } from '../../src/domains/education/quality/index.ts';
+import { RubricDraftInputSchema } from '../../src/domains/education/rubrics/index.ts';
+import type { MeteredKind } from '../../src/domains/models/index.ts';
+import type { EvalEndpointName } from './scenario.ts';
+
+/** Where the education endpoints live. */
+export const EDUCATION_BASE = '/api/product/v1/intelligence/education';
+
+/** One endpoint as the suite knows it. */
+export interface EvalEndpoint {
+  path: string;
+  meteredKind: MeteredKind;
+  /** The envelope's `kind` on success; undefined where the suite does not pin it. */
+  dataKind: string | undefined;
+  /** The request schema, or undefined while the endpoint's module has not landed. */
+  input: z.ZodType | undefined;
+}
+
+/** Every endpoint a scenario may name. */
+export const EVAL_ENDPOINTS: Readonly<Record<EvalEndpointName, EvalEndpoint>> = {
+  generate: { path: `${EDUCATION_BASE}/generate`, meteredKind: 'education-generate', dataKind: undefined, input: undefined },
+  'generate-image': { path: `${EDUCATION_BASE}/generate-image`, meteredKind: 'education-generate-image', dataKind: undefined, input: undefined },
+  'student-guidance': { path: `${EDUCATION_BASE}/student-guidance`, meteredKind: 'education-student-guidance', dataKind: undefined, input: undefined },
+  'practice-review': {
+    path: `${EDUCATION_BASE}/practice-review`,
+    meteredKind: 'education-practice-review',
+    dataKind: 'service.education-practice-review',
+    input: PracticeReviewRequestSchema,
+  },
+  'assessment-draft': {
+    path: `${EDUCATION_BASE}/assessment-draft`,
+    meteredKind: 'education-assessment-draft',
+    dataKind: 'service.education-assessment-draft',
+    input: AssessmentDraftInputSchema,
+  },
+  'quality-review': {
+    path: `${EDUCATION_BASE}/quality-review`,
+    meteredKind: 'education-quality-review',
+    dataKind: 'service.education-quality-review',
+    input: QualityReviewInputSchema,
+  },
+  'rubric-draft': {
+    path: `${EDUCATION_BASE}/rubric-draft`,
+    meteredKind: 'education-rubric-draft',
+    dataKind: 'service.education-rubric-draft',
+    input: RubricDraftInputSchema,
+  },
+};
