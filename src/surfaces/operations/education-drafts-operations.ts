@@ -23,7 +23,7 @@ import {
   qualityReviewPrompt,
 } from '../../domains/education/quality/index.ts';
 import { requestFingerprint } from '../../domains/idempotency/index.ts';
-import { ModelError, meteredCallerOf, type MeteredKind, type ModelsService } from '../../domains/models/index.ts';
+import { ModelError, meteredCallerOf, type MeteredKind } from '../../domains/models/index.ts';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
@@ -72,8 +72,8 @@ interface DraftRun<I, T extends Record<string, unknown>> {
  * replays the stored data without a second model call. Receipts go to the envelope through `ctx.runtime.receipts`.
  */
 async function runDraft<I, T extends Record<string, unknown>>(ctx: OperationContext, input: I, run: DraftRun<I, T>): Promise<T> {
-  // The lead wires `models` into OperationServices; until then it is read as optional, and absent is `unavailable`.
-  const models = (ctx.services as { models?: ModelsService }).models;
+  // A gateway built without the models service answers as one without a model: `unavailable`.
+  const models = ctx.services.models;
   const call = ctx.runtime;
   if (!call) throw new KgateError('forbidden', 'This operation is served only by the Product Runtime.');
   if (!models?.available) throw new KgateError('unavailable', 'No model is configured for this service.', { capability: run.capability });
