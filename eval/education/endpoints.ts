@@ -4,9 +4,9 @@
  * endpoint takes. An endpoint whose module has not landed validates against nothing and says so.
  */
 import type { z } from 'zod';
-import { AssessmentDraftInputSchema } from '../../src/domains/education/assessment/index.ts';
-import { PracticeReviewRequestSchema } from '../../src/domains/education/practice/index.ts';
-import { QualityReviewInputSchema } from '../../src/domains/education/quality/index.ts';
+import { AssessmentDraftInputSchema, checkAssessmentDraft, type AssessmentDraftInput } from '../../src/domains/education/assessment/index.ts';
+import { PracticeReviewRequestSchema, checkPracticeReview, type PracticeReviewInput } from '../../src/domains/education/practice/index.ts';
+import { QualityReviewInputSchema, checkQualityReview, type QualityReviewInput } from '../../src/domains/education/quality/index.ts';
 import { RubricDraftInputSchema } from '../../src/domains/education/rubrics/index.ts';
 import type { MeteredKind } from '../../src/domains/models/index.ts';
 import type { EvalEndpointName } from './scenario.ts';
@@ -22,6 +22,12 @@ export interface EvalEndpoint {
   dataKind: string | undefined;
   /** The request schema, or undefined while the endpoint's module has not landed. */
   input: z.ZodType | undefined;
+  /**
+   * The endpoint's own check of a model answer against the validated request, giving the envelope's data: the
+   * offline validation proves each canned answer is one the endpoint accepts (else the run would only see
+   * model_output_invalid), and the checks' tests read real data without a gateway.
+   */
+  answer?: (text: string, input: unknown) => { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
 }
 
 /** Every endpoint a scenario may name. */
@@ -34,18 +40,21 @@ export const EVAL_ENDPOINTS: Readonly<Record<EvalEndpointName, EvalEndpoint>> = 
     meteredKind: 'education-practice-review',
     dataKind: 'service.education-practice-review',
     input: PracticeReviewRequestSchema,
+    answer: (text, input) => checkPracticeReview(text, input as PracticeReviewInput),
   },
   'assessment-draft': {
     path: `${EDUCATION_BASE}/assessment-draft`,
     meteredKind: 'education-assessment-draft',
     dataKind: 'service.education-assessment-draft',
     input: AssessmentDraftInputSchema,
+    answer: (text, input) => checkAssessmentDraft(text, input as AssessmentDraftInput),
   },
   'quality-review': {
     path: `${EDUCATION_BASE}/quality-review`,
     meteredKind: 'education-quality-review',
     dataKind: 'service.education-quality-review',
     input: QualityReviewInputSchema,
+    answer: (text, input) => checkQualityReview(text, input as QualityReviewInput),
   },
   'rubric-draft': {
     path: `${EDUCATION_BASE}/rubric-draft`,
