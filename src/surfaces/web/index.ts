@@ -27,8 +27,10 @@ import { knowledgePages } from './knowledge-pages.ts';
 import { memoryReviewPages } from './memory-review-pages.ts';
 import { intelligencePages } from './intelligence-pages.ts';
 import type { PacksService } from '../../domains/packs/index.ts';
+import type { ModelsService } from '../../domains/models/index.ts';
 import { productInstallPages } from './product-install-pages.ts';
 import { runtimeAdminPages } from './runtime-admin-pages.ts';
+import { intelligenceSpendingPages } from './intelligence-spending-pages.ts';
 import { runtimePrincipalPages } from './runtime-principal-pages.ts';
 import { scopePages } from './scope-pages.ts';
 import { signInPages } from './signin-pages.ts';
@@ -89,6 +91,8 @@ export interface WebDependencies {
   runtimeCredentials: RuntimeCredentialsService;
   /** Published intelligence packs, shown on /account/intelligence to the people entitled to them. */
   packs: PacksService;
+  /** The intelligence ledger, whose month and latest requests organization admins see on /account/runtime/intelligence. */
+  models?: ModelsService;
 }
 
 /**
@@ -108,6 +112,7 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', connectionPages(deps));
   app.route('/', remoteMappingPages(deps));
   app.route('/', runtimeAdminPages(deps));
+  if (deps.models) app.route('/', intelligenceSpendingPages({ ...deps, models: deps.models }));
   app.route('/', runtimePrincipalPages(deps));
   app.route('/', productInstallPages(deps));
   app.route('/', memoryReviewPages(deps));

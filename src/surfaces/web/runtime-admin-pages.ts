@@ -9,6 +9,7 @@ import { brandProfileOf, brandValuesOf, productChangeOf, productDefinitionOf, pr
 import { NO_ORGANIZATION, RUNTIME_ADMIN_PAGE, organizationSection, productBody, productPath, type OrganizationFormState } from './runtime-admin-view.ts';
 import { attempt, jsonFormBodyLimit, noticeFrom, refusalAlert, requireConfirmation, type FormRefusal } from './runtime-forms.ts';
 import { formBodyLimit, type CurrentSession } from './session.ts';
+import { INTELLIGENCE_SPENDING_PAGE } from './intelligence-spending-view.ts';
 
 /** What the organization and product pages need. */
 export interface RuntimeAdminPagesDependencies extends AccountPageDependencies {
@@ -62,7 +63,8 @@ async function organizationsPage(
       body: html`${noticeFrom(NOTICES, c.req.query('notice'))}
         ${refusalAlert(orphan)}
         <p>Here organization admins define their organization's products and brand, and issue the service principals and
-          credentials of each installation.</p>
+          credentials of each installation. What metered intelligence cost this month is on
+          <a href="${INTELLIGENCE_SPENDING_PAGE}">Intelligence spending</a>.</p>
         ${organizations.length === 0 ? NO_ORGANIZATION : sections}`,
     },
     status,
