@@ -6,8 +6,10 @@ import { getVaultSchema, translateCanvas } from './knowledge-operations.ts';
 import { KNOWLEDGE_READ_OPERATIONS } from './knowledge-read-operations.ts';
 import { EDUCATION_ANALYSIS_OPERATIONS } from './education-analysis-operations.ts';
 import { EDUCATION_CONNECTION_OPERATIONS } from './education-connection-operations.ts';
+import { EDUCATION_DRAFT_OPERATIONS } from './education-drafts-operations.ts';
 import { EDUCATION_MEDIA_OPERATIONS } from './education-media-operations.ts';
 import { EDUCATION_PROJECTION_OPERATIONS } from './education-projection-operations.ts';
+import { EDUCATION_RUBRIC_OPERATIONS } from './education-rubric-operations.ts';
 import { INTELLIGENCE_OPERATIONS } from './intelligence-operations.ts';
 import { getNoteContent, listNotes, listTrash, readNote } from './note-read-operations.ts';
 import { deleteNote, runNoteTransaction, writeNote } from './note-write-operations.ts';
@@ -63,4 +65,6 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...EDUCATION_ANALYSIS_OPERATIONS,
   ...EDUCATION_MEDIA_OPERATIONS,
   ...EDUCATION_CONNECTION_OPERATIONS,
+  ...EDUCATION_DRAFT_OPERATIONS,
+  ...EDUCATION_RUBRIC_OPERATIONS,
 ];
