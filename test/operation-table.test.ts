@@ -75,7 +75,7 @@ describe('the operation table', () => {
           ['mcp:read', 'mcp:write'].includes(operation.scope) ||
           (operation.scope === 'runtime' && operation.credentials.every((kind) => kind === 'service_principal') && (operation.product ?? []).length > 0),
         allowance: operation.allowance,
-        idempotency: ['none', 'when-applying', 'always'].includes(operation.idempotency),
+        idempotency: ['none', 'when-applying', 'always', 'metered'].includes(operation.idempotency),
         errors: Array.isArray(operation.errors) && operation.errors.every((code) => code in ERROR_CODES),
         bound: (operation.rest ?? []).length > 0 || operation.mcp !== undefined || (operation.product ?? []).length > 0,
         summary: operation.summary.length > 0 && operation.description.length > 0,

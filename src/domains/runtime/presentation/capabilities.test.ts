@@ -47,7 +47,7 @@ describe('the capability catalogue', () => {
 });
 
 describe('availability is honest', () => {
-  it('built: the runtime, hosted vault and scope operations (issue 18) and the education projection (issue 20)', () => {
+  it('built: the runtime, hosted vault and scope operations (issue 18), education, media and connections (issues 20 and 21)', () => {
     expect([...BUILT_CAPABILITIES].sort()).toEqual(
       [
         'runtime.context',
@@ -67,6 +67,10 @@ describe('availability is honest', () => {
         'education.projection',
         'education.artifacts.recommend',
         'education.standards.crosswalk',
+        'education.practice-review',
+        'education.assessment-draft',
+        'education.quality-review',
+        'education.rubric-draft',
         'media.audio.store',
         'media.audio.read',
         'connections.manage',

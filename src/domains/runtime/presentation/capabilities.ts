@@ -100,8 +100,8 @@ export function capabilityOf(id: string): Capability | undefined {
 }
 
 /**
- * What this server has built: the runtime operations, the hosted vault routes and the scope operations of issue 18.
- * Education, media and connections come later and answer "not available on this server yet" until then. The gateway
+ * What this server has built: the runtime operations, the hosted vault routes, the scope operations, education
+ * (model-backed capabilities are available only with a configured model), media and delegated connections. The gateway
  * reports as built what its product routes serve (surfaces/product/routes.ts, runtimeCatalogueOf); a test keeps this
  * list equal to that, so the two cannot disagree.
  */
@@ -125,6 +125,10 @@ export const BUILT_CAPABILITIES: ReadonlySet<CapabilityId> = new Set<CapabilityI
   'education.projection',
   'education.artifacts.recommend',
   'education.standards.crosswalk',
+  'education.practice-review',
+  'education.assessment-draft',
+  'education.quality-review',
+  'education.rubric-draft',
   'media.audio.store',
   'media.audio.read',
   'connections.manage',
