@@ -5,6 +5,8 @@
  */
 import type { z } from 'zod';
 import { AssessmentDraftInputSchema, checkAssessmentDraft, type AssessmentDraftInput } from '../../src/domains/education/assessment/index.ts';
+import { ImageInputSchema, checkImagePlan, type ImageInput } from '../../src/domains/education/image/index.ts';
+import { GuidanceInputSchema } from '../../src/domains/education/guidance/index.ts';
 import { PracticeReviewRequestSchema, checkPracticeReview, type PracticeReviewInput } from '../../src/domains/education/practice/index.ts';
 import { QualityReviewInputSchema, checkQualityReview, type QualityReviewInput } from '../../src/domains/education/quality/index.ts';
 import { RubricDraftInputSchema } from '../../src/domains/education/rubrics/index.ts';
@@ -23,18 +25,24 @@ export interface EvalEndpoint {
   /** The request schema, or undefined while the endpoint's module has not landed. */
   input: z.ZodType | undefined;
   /**
-   * The endpoint's own check of a model answer against the validated request, giving the envelope's data: the
-   * offline validation proves each canned answer is one the endpoint accepts (else the run would only see
-   * model_output_invalid), and the checks' tests read real data without a gateway.
+   * The endpoint's own check of the first (chat) model answer against the validated request: the offline validation
+   * proves each canned answer is one the endpoint accepts (else the run would only see model_output_invalid). For
+   * the drafts its value is the envelope's data, which the checks' tests read without a gateway; for an image, the plan.
    */
-  answer?: (text: string, input: unknown) => { ok: true; value: Record<string, unknown> } | { ok: false; problems: string[] };
+  answer?: (text: string, input: unknown) => { ok: true; value: unknown } | { ok: false; problems: string[] };
 }
 
 /** Every endpoint a scenario may name. */
 export const EVAL_ENDPOINTS: Readonly<Record<EvalEndpointName, EvalEndpoint>> = {
   generate: { path: `${EDUCATION_BASE}/generate`, meteredKind: 'education-generate', dataKind: undefined, input: undefined },
-  'generate-image': { path: `${EDUCATION_BASE}/generate-image`, meteredKind: 'education-generate-image', dataKind: undefined, input: undefined },
-  'student-guidance': { path: `${EDUCATION_BASE}/student-guidance`, meteredKind: 'education-student-guidance', dataKind: undefined, input: undefined },
+  'generate-image': {
+    path: `${EDUCATION_BASE}/generate-image`,
+    meteredKind: 'education-generate-image',
+    dataKind: undefined,
+    input: ImageInputSchema,
+    answer: (text, input) => checkImagePlan(text, input as ImageInput),
+  },
+  'student-guidance': { path: `${EDUCATION_BASE}/student-guidance`, meteredKind: 'education-student-guidance', dataKind: undefined, input: GuidanceInputSchema },
   'practice-review': {
     path: `${EDUCATION_BASE}/practice-review`,
     meteredKind: 'education-practice-review',
