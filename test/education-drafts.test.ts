@@ -98,6 +98,13 @@ describe('education drafts through the Product Runtime and the fake model', () =
     expect(replay.body.data).toEqual(data);
     expect(replay.body.receipts[1]).toMatchObject({ kind: 'service.product-intelligence-usage', replayed: true, ledgerId: answer.body.receipts[1]!.ledgerId });
     expect(fake.requests.length).toBe(sent + 1);
+
+    // The same key with another request is refused, with nothing reserved and nothing sent.
+    const before = await ledger();
+    const changed = { ...fixture('practice-request'), standard: { code: '6.RP.A.2', statement: 'Understand the concept of a unit rate.' } };
+    expectRuntimeProblem(await post(PRACTICE, changed, key), 422, 'idempotency_key_reused');
+    expect(await ledger()).toBe(before);
+    expect(fake.requests.length).toBe(sent + 1);
   });
 
   it('drafts an assessment as proposed, with answer keys, DOK levels and the coverage of its items', async () => {
