@@ -149,6 +149,34 @@ describe('rubric drafts through the Product Runtime', () => {
     await expectRefusedEarly(() => draftRubric(gateway, chain.token, rubricRequest({ rubricId: first.rubricId, criterionCount: 3 }), key), 422, 'idempotency_key_reused');
   });
 
+  it('fails the call when the draft cannot be stored: a billable failure, no version, and a replay answers the same failure', async () => {
+    // A real failure of the store, injected in the database itself: inserting this draft's version raises.
+    await gateway.db.exec(`CREATE FUNCTION refuse_test_rubric() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.content->>'title' = 'Cannot be stored' THEN RAISE EXCEPTION 'injected store failure'; END IF; RETURN NEW; END; $$;
+      CREATE TRIGGER refuse_test_rubric BEFORE INSERT ON education_rubric_versions FOR EACH ROW EXECUTE FUNCTION refuse_test_rubric();`);
+    try {
+      const key = randomUUID();
+      const rubrics = await gateway.db.query('SELECT * FROM education_rubrics ORDER BY id');
+      const versions = await gateway.db.query('SELECT * FROM education_rubric_versions ORDER BY rubric_id, version');
+      reply(modelRubric('Cannot be stored'));
+      const failed = await draftRubric(gateway, chain.token, rubricRequest({ rubricId: first.rubricId }), key);
+      expectRuntimeProblem(failed, 500, 'internal');
+      const usage = failed.body.receipts.find((r) => r.kind === 'service.product-intelligence-usage');
+      expect(usage).toMatchObject({ outcome: 'billable_failure' });
+      const [row] = await gateway.db.query<{ state: string; charged_microdollars: number }>('SELECT state, charged_microdollars FROM intelligence_ledger WHERE id = $1', [usage!.ledgerId]);
+      expect(row!.state).toBe('billable_failure');
+      expect(row!.charged_microdollars).toBeGreaterThan(0);
+      expect(await gateway.db.query('SELECT * FROM education_rubrics ORDER BY id')).toEqual(rubrics);
+      expect(await gateway.db.query('SELECT * FROM education_rubric_versions ORDER BY rubric_id, version')).toEqual(versions);
+      const sent = fake.requests.length;
+      const replayed = await draftRubric(gateway, chain.token, rubricRequest({ rubricId: first.rubricId }), key);
+      expectRuntimeProblem(replayed, 500, 'internal');
+      expect(fake.requests.length).toBe(sent);
+    } finally {
+      await gateway.db.exec('DROP TRIGGER refuse_test_rubric ON education_rubric_versions; DROP FUNCTION refuse_test_rubric();');
+    }
+  });
+
   it('pages the installation\u2019s rubrics with a cursor', async () => {
     reply(modelRubric('Second rubric'));
     expect((await draftRubric(gateway, chain.token, rubricRequest(), randomUUID())).status).toBe(200);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   MAX_LEVELS,
+  MAX_VERSIONS_READ,
   MAX_RUBRIC_PAGE,
   MIN_LEVELS,
   RUBRIC_MAX_OUTPUT_TOKENS,
@@ -99,7 +100,12 @@ async function draftRubric(ctx: OperationContext, input: RubricDraftInput): Prom
         });
       }
       const draft = { ...(input.rubricId ? { rubricId: input.rubricId } : {}), basedOnVersion: start?.version ?? null, content: check.content };
-      const stored = await rubrics.storeDraft(author, { idempotencyKey: key, requestId }, draft);
+      // The model answered, so the call is charged whatever happens now: a store that fails makes it a billable
+      // failure recorded as `internal` (the runner keeps this error for replays of the key), never a draft returned
+      // but not kept.
+      const stored = await rubrics.storeDraft(author, { idempotencyKey: key, requestId }, draft).catch(() => {
+        throw new KgateError('internal', 'The rubric draft could not be stored; the model call is recorded as a billable failure.');
+      });
       return { ...check.content, rubricId: stored.rubricId, version: stored.version, basedOnVersion: draft.basedOnVersion, status: 'proposed', review: REVIEW_NOTE };
     },
   });
@@ -189,11 +195,16 @@ const getEducationRubric = defineOperation({
   id: 'getEducationRubric',
   summary: 'Read a rubric',
   description:
-    'One rubric of this installation with its versions, newest first: each version\u2019s content, status (always ' +
+    `One rubric of this installation with its latest ${MAX_VERSIONS_READ} versions, newest first: ` +
+    'each version\u2019s content, status (always ' +
     'proposed), a person\u2019s review mark (reviewed, dismissed or none), who drafted it and its ledger row. Any other ' +
     'id is not_found. Not metered by the model.',
   input: z.strictObject({ rubricId: z.uuid() }),
-  output: z.object({ rubric: RubricSummarySchema, versions: z.array(RubricVersionSchema) }),
+  output: z.object({
+    rubric: RubricSummarySchema,
+    versions: z.array(RubricVersionSchema).describe(`The latest ${MAX_VERSIONS_READ} versions at most, newest first`),
+    truncated: z.boolean().describe('Older versions exist than the answer holds'),
+  }),
   errors: ['invalid_request', 'not_found', 'unavailable'],
   product: [
     {

@@ -60,7 +60,7 @@ function versionItem(rubricId: string, version: RubricVersion, previous: RubricV
       ? changes.length === 0
         ? html`<p>Same as version ${previous.version}.</p>`
         : html`<p>Changes from version ${previous.version}:</p><ul class="changes">${changes.map((change) => html`<li>${change}</li>`)}</ul>`
-      : html`<p class="muted">The first version.</p>`}
+      : html`<p class="muted">${version.version === 1 ? 'The first version.' : 'Older versions are not shown here.'}</p>`}
     ${latest ? '' : html`<details><summary>Version ${version.version} in full</summary>${criteriaTable(version.content, `Version ${version.version}`)}</details>`}
     ${forms}
   </li>`;
@@ -77,6 +77,7 @@ export function rubricSection(item: RubricWithVersions, csrf: string, refused: R
     ${latest.content.accessibility.length > 0 ? html`<p>Accessibility requirements: ${latest.content.accessibility.join('; ')}</p>` : ''}
     <h4>Versions</h4>
     <ol class="versions" reversed>${versions.map((v, k) => versionItem(rubric.rubricId, v, versions[k + 1], csrf, refusalFor(v), k === 0))}</ol>
+    ${item.truncated ? html`<p class="muted">Only the ${versions.length} latest versions are shown.</p>` : ''}
   </section>`;
 }
 

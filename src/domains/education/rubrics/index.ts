@@ -8,8 +8,10 @@ export { checkModelRubric, type RubricCheck } from './validate.ts';
 export { RUBRIC_MAX_OUTPUT_TOKENS, inputTokenBound, rubricPrompt, type RubricPromptMessage } from './prompt.ts';
 export { describeRubricChanges } from './diff.ts';
 export {
+  MAX_VERSIONS_READ,
   PAGE_INSTALLATIONS,
   PAGE_RUBRICS,
+  PAGE_VERSIONS,
   createEducationRubricsService,
   type EducationRubricsService,
   type InstallationRubrics,

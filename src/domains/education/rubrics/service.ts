@@ -20,10 +20,12 @@ export interface RubricCall {
   requestId: string;
 }
 
-/** A rubric with its shown versions, newest first. */
+/** A rubric with its latest shown versions, newest first. */
 export interface RubricWithVersions {
   rubric: RubricSummary;
   versions: RubricVersion[];
+  /** Older versions exist than `versions` holds. */
+  truncated: boolean;
 }
 
 /** An installation of an account with its rubrics, for the workspace page. */
@@ -36,10 +38,14 @@ export interface InstallationRubrics {
   truncated: boolean;
 }
 
-/** Most installations and rubrics per installation the page shows. */
+/** Most installations, rubrics per installation and versions per rubric the page shows. */
 export const PAGE_INSTALLATIONS = 20;
 /** See PAGE_INSTALLATIONS. */
 export const PAGE_RUBRICS = 20;
+/** See PAGE_INSTALLATIONS. */
+export const PAGE_VERSIONS = 10;
+/** Most versions of one rubric a read answers (the latest ones). */
+export const MAX_VERSIONS_READ = 50;
 
 /** Rubric drafts of product installations (docs/education.md, "Rubric drafts"). */
 export interface EducationRubricsService {
@@ -54,7 +60,7 @@ export interface EducationRubricsService {
   linkLedger(principalId: string, idempotencyKey: string, ledgerId: string): Promise<void>;
   /** A page of the installation's rubrics, most recently changed first. */
   listRubrics(installationId: string, page: { limit: number; cursor?: string | undefined }): Promise<{ items: RubricSummary[]; nextCursor: string | null }>;
-  /** One rubric of the installation with its versions; not_found for any other id. */
+  /** One rubric of the installation with its latest MAX_VERSIONS_READ versions; not_found for any other id. */
   getRubric(installationId: string, rubricId: string): Promise<RubricWithVersions>;
   /** The rubrics of the installations the account installed (bounded), for its page. */
   rubricsOfAccount(accountId: string): Promise<InstallationRubrics[]>;
@@ -78,7 +84,7 @@ const notFound = () => new KgateError('not_found', 'No such rubric.');
 /** Wires the rubric drafts over one database. */
 export function createEducationRubricsService(db: Database, clock: Clock = systemClock): EducationRubricsService {
   const getRubric = async (installationId: string, rubricId: string): Promise<RubricWithVersions> => {
-    const found = await store.selectRubric(db, installationId, rubricId);
+    const found = await store.selectRubric(db, installationId, rubricId, MAX_VERSIONS_READ);
     if (!found) throw notFound();
     return found;
   };
@@ -117,7 +123,7 @@ export function createEducationRubricsService(db: Database, clock: Clock = syste
         const page = await store.selectRubrics(db, installation.installationId, PAGE_RUBRICS + 1, undefined);
         const rubrics: RubricWithVersions[] = [];
         for (const summary of page.slice(0, PAGE_RUBRICS)) {
-          const found = await store.selectRubric(db, installation.installationId, summary.rubricId);
+          const found = await store.selectRubric(db, installation.installationId, summary.rubricId, PAGE_VERSIONS);
           if (found) rubrics.push(found);
         }
         out.push({ ...installation, rubrics, truncated: page.length > PAGE_RUBRICS });

@@ -101,16 +101,21 @@ export async function linkLedger(sql: Sql, principalId: string, idempotencyKey: 
   );
 }
 
-/** A rubric of the installation with its shown versions, newest first; undefined when none is shown. */
-export async function selectRubric(sql: Sql, installationId: string, rubricId: string): Promise<{ rubric: RubricSummary; versions: RubricVersion[] } | undefined> {
+/** A rubric of the installation with its latest `limit` shown versions, newest first; undefined when none is shown. */
+export async function selectRubric(
+  sql: Sql,
+  installationId: string,
+  rubricId: string,
+  limit: number,
+): Promise<{ rubric: RubricSummary; versions: RubricVersion[]; truncated: boolean } | undefined> {
   const rubrics = await sql.query<RubricRow>(`${SUMMARY} WHERE r.id = $1 AND r.installation_id = $2`, [rubricId, installationId]);
   const rubric = rubrics[0];
   if (!rubric || rubric.latest_version === null) return undefined;
   const versions = await sql.query<VersionRow>(
-    `SELECT * FROM education_rubric_versions WHERE rubric_id = $1 AND ledger_id IS NOT NULL ORDER BY version DESC`,
-    [rubricId],
+    `SELECT * FROM education_rubric_versions WHERE rubric_id = $1 AND ledger_id IS NOT NULL ORDER BY version DESC LIMIT $2`,
+    [rubricId, limit + 1],
   );
-  return { rubric: summaryOf(rubric), versions: versions.map(versionOf) };
+  return { rubric: summaryOf(rubric), versions: versions.slice(0, limit).map(versionOf), truncated: versions.length > limit };
 }
 
 /** Where a listing page starts: after this rubric (by updated_at, then id, both descending). */
