@@ -66,7 +66,7 @@ export function envelopeOf(status: number, body: string, stream: boolean): EvalE
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     // A stream that fails before it starts answers a plain JSON envelope; one that ran ends with `done` (or `error`).
-    if (events.length === 1 && 'version' in events[0]! && 'status' in events[0]!) return events[0] as unknown as EvalEnvelope;
+    if (events.length === 1 && 'version' in events[0]! && 'status' in events[0]) return events[0] as unknown as EvalEnvelope;
     const last = events.at(-1);
     const envelope = last?.envelope ?? last;
     if (envelope && typeof envelope === 'object' && 'status' in envelope) return envelope as EvalEnvelope;
@@ -95,7 +95,7 @@ async function send(target: EvalTarget, scenario: Scenario): Promise<{ status: n
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (response.body) {
-    for await (const chunk of response.body) {
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
       firstByte ??= performance.now();
       size += chunk.byteLength;
       if (size > MAX_BODY_BYTES) throw new Error(`the answer of ${scenario.id} is larger than ${MAX_BODY_BYTES} bytes`);
