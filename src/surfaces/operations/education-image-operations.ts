@@ -42,9 +42,9 @@ export const METERED_EDUCATION_ERRORS = [
   'unavailable',
 ] as const satisfies readonly ErrorCode[];
 
-/** The metered runner (the lead wires `models` into OperationServices; until then it is read structurally). */
+/** The metered runner, when a model is configured. */
 function modelsOf(ctx: OperationContext, capability: string): ModelsService {
-  const models = (ctx.services as { models?: ModelsService }).models;
+  const models = ctx.services.models;
   if (!models?.available) throw new KgateError('unavailable', 'No model is configured for this service.', { capability });
   return models;
 }

@@ -97,3 +97,21 @@ export function containsTokens(haystack: readonly string[], needle: readonly str
   }
   return false;
 }
+
+/**
+ * Whether consecutive tokens of `haystack`, written together, spell `joined` exactly: "photo synthesis",
+ * "photo-synthesis" and "p h o t o s y n t h e s i s" all spell "photosynthesis"; "education" never spells "cat"
+ * (a run starts and ends on token boundaries).
+ */
+export function spellsTokens(haystack: readonly string[], joined: string): boolean {
+  if (joined === '') return false;
+  for (let i = 0; i < haystack.length; i += 1) {
+    let run = '';
+    for (let j = i; j < haystack.length && run.length < joined.length; j += 1) {
+      run += haystack[j]!;
+      if (run === joined) return true;
+      if (!joined.startsWith(run)) break;
+    }
+  }
+  return false;
+}

@@ -53,6 +53,9 @@ describe('the checks one by one', () => {
     expect(revealsAnswer('cats and dogs', ['cat'])).toBe(false);
     expect(revealsAnswer('a cat', ['cat'])).toBe(true);
     expect(revealsAnswer('anything', ['?!'])).toBe(false);
+    expect(revealsAnswer('education and location', ['cat'])).toBe(false);
+    expect(revealsAnswer('photo-synthesis', ['photosynthesis'])).toBe(true);
+    expect(revealsAnswer('photos synthesis', ['photosynthesis'])).toBe(false);
   });
 
   it('checks links and contacts apart', () => {

@@ -5,7 +5,7 @@
  * deliberately wide (a false alarm shows the learner our safe fallback; a miss shows them the answer or a contact),
  * and they only read text: what they cannot see is listed in the documentation.
  */
-import { containsTokens, normalizedTokens } from './normalize.ts';
+import { containsTokens, normalizedTokens, spellsTokens } from './normalize.ts';
 
 /** The version of these checks, named in every safety receipt; raised whenever what they catch changes. */
 export const GUIDANCE_SAFETY_VERSION = 'student-guidance-safety/1';
@@ -62,7 +62,8 @@ function namesChoiceLetter(text: string, letter: string): boolean {
 
 /**
  * Whether the text reveals an entry of the answer key: the entry's normalized tokens (case, spacing, punctuation,
- * accents and number spelling aside) appear in the text's, in order; for an entry longer than five tokens, any five
+ * accents and number spelling aside) appear in the text's, in order, or consecutive tokens of the text spell them
+ * joined ("photo synthesis", "p-h-o-t-o-s-y-n-t-h-e-s-i-s"); for an entry longer than five tokens, any five
  * of its consecutive tokens do; a one-letter entry is checked as a multiple-choice key.
  */
 export function revealsAnswer(text: string, answerKey: readonly string[]): boolean {
@@ -74,7 +75,8 @@ export function revealsAnswer(text: string, answerKey: readonly string[]): boole
       if (namesChoiceLetter(text, key[0]!)) return true;
       continue;
     }
-    if (containsTokens(tokens, key)) return true;
+    // The key's words, in order, or written with their spaces, hyphens or dots moved ("photo-synthesis", "x=7").
+    if (containsTokens(tokens, key) || spellsTokens(tokens, key.join(''))) return true;
     for (let i = 0; key.length > ANSWER_WINDOW && i + ANSWER_WINDOW <= key.length; i += 1) {
       if (containsTokens(tokens, key.slice(i, i + ANSWER_WINDOW))) return true;
     }
