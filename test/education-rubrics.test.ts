@@ -267,3 +267,24 @@ describe('rubric drafts through the Product Runtime', () => {
     });
   });
 });
+
+describe('rubric drafts without a model configured', () => {
+  let gateway: TestGateway;
+  let chain: RubricChain;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway();
+    chain = await createRubricChain(gateway, 'rubrics-no-model');
+  });
+  afterAll(() => gateway?.stop());
+
+  it('answers unavailable and reserves nothing; the reads still answer', async () => {
+    const before = await rubricState(gateway.db);
+    const answer = await draftRubric(gateway, chain.token, rubricRequest(), randomUUID());
+    // An explicit `unavailable` envelope of the route's kind (docs/runtime.md), never a fabricated draft.
+    expect(answer.body).toMatchObject({ kind: 'service.education-rubric-draft', status: 'unavailable', data: null, problems: [{ code: 'unavailable' }] });
+    expect(await rubricState(gateway.db)).toBe(before);
+    const list = await callRuntime<{ rubrics: unknown[] }>(gateway, chain.token, 'GET', `${RUBRICS}/rubrics`);
+    expect([list.status, list.body.data.rubrics]).toEqual([200, []]);
+  });
+});
