@@ -4,6 +4,7 @@
  * the scenario's forbidden terms (names or identifiers it must never see echoed) are looked for as whole words.
  * The top-level `review` note is kgate's fixed wording, not model output, and is left out of the detector: the
  * assessment draft's note ("Nothing here scores, grades or places a learner") reads to it as an individual result.
+ * So are opaque machine values (an image's base64 and hash), which the detector reads as identification numbers.
  */
 import { findLearnerSpecificLanguage } from '../../../src/domains/education/context/index.ts';
 import { noAnswer, result, type Check } from './types.ts';
@@ -11,6 +12,8 @@ import { stringsOf } from './text.ts';
 
 /** Paths of fixed service wording, which says what the output is not (and so names grades and learners). */
 const SERVICE_TEXT_PATHS = new Set(['review']);
+/** Opaque machine values (an image's base64 and SHA-256): long runs without spaces, which read as identifiers. */
+const OPAQUE = /^[A-Za-z0-9+/=_-]{40,}$/;
 
 function escape(term: string): string {
   return term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -21,7 +24,7 @@ export const privacy: Check = (scenario, _request, envelope, facts) => {
   const failed = noAnswer('privacy', envelope, facts);
   if (failed) return failed;
   const texts = stringsOf(envelope.data);
-  const learnerLanguage = texts.filter(({ path }) => !SERVICE_TEXT_PATHS.has(path)).flatMap(({ path, text }) => findLearnerSpecificLanguage(text).map((rule) => ({ path, rule })));
+  const learnerLanguage = texts.filter(({ path, text }) => !SERVICE_TEXT_PATHS.has(path) && !OPAQUE.test(text)).flatMap(({ path, text }) => findLearnerSpecificLanguage(text).map((rule) => ({ path, rule })));
   const terms = (scenario.expect.forbiddenTerms ?? []).map((term) => ({ term, pattern: new RegExp(`(?<![\\p{L}\\p{N}])${escape(term)}(?![\\p{L}\\p{N}])`, 'iu') }));
   const echoed = texts.flatMap(({ path, text }) => terms.filter(({ pattern }) => pattern.test(text)).map(({ term }) => ({ path, term })));
   const details = { learnerLanguage, echoed: echoed.map((e) => e.path) };

@@ -1,10 +1,14 @@
 /**
  * Source visibility: the answer cites only sources the educator selected (every id under a `sources`, `sourceIds`
  * or `citations` field is one that was sent), and cites at least one of them when sources were sent (unless the
- * scenario says citing is not expected).
+ * scenario says citing is not expected). In prose, a sent id named anywhere counts as cited, and a bracketed
+ * citation (`[source: id]`) must name a sent id.
  */
 import { noAnswer, result, type Check } from './types.ts';
-import { referencesIn, requestRefs, valuesUnder } from './text.ts';
+import { referencesIn, requestRefs, stringsOf, valuesUnder } from './text.ts';
+
+/** A citation written in prose: `[source: id]`, `[sources: a, b]`, `[src: id]`. */
+const PROSE_CITATION = /\[(?:sources?|src):\s*([^\]]{1,400})\]/gi;
 
 const SOURCE_KEYS = new Set(['sources', 'source', 'sourceIds', 'sourceId', 'citations', 'citedSources']);
 
@@ -13,7 +17,10 @@ export const sourceVisibility: Check = (scenario, request, envelope, facts) => {
   const failed = noAnswer('source-visibility', envelope, facts);
   if (failed) return failed;
   const sent = scenario.expect.sources ?? requestRefs(request, ['sources', 'selectedSources']);
-  const cited = [...new Set(valuesUnder(envelope.data, (key) => SOURCE_KEYS.has(key)).flatMap(({ value }) => referencesIn(value)))];
+  const texts = stringsOf(envelope.data).map(({ text }) => text);
+  const bracketed = texts.flatMap((text) => [...text.matchAll(PROSE_CITATION)].flatMap((match) => match[1]!.split(',').map((id) => id.trim())));
+  const named = sent.filter((id) => texts.some((text) => text.includes(id)));
+  const cited = [...new Set([...valuesUnder(envelope.data, (key) => SOURCE_KEYS.has(key)).flatMap(({ value }) => referencesIn(value)), ...bracketed, ...named])];
   const unselected = cited.filter((id) => !sent.includes(id));
   const mustCite = scenario.expect.citeSources ?? sent.length > 0;
   const citedSent = cited.filter((id) => sent.includes(id));
