@@ -5,6 +5,7 @@
  * where there is one; and the expectations are well-formed (patterns compile, expected standards and sources are
  * ones the request sends, canned replies fit the endpoint). Pure apart from reading the folder.
  */
+import { EducationContextSchema } from '../../src/domains/education/context/index.ts';
 import { EVAL_ENDPOINTS } from './endpoints.ts';
 import { EVAL_WORKFLOWS, loadScenarioFiles, SCENARIO_DIR, type Scenario } from './scenario.ts';
 import { requestRefs } from './checks/text.ts';
@@ -44,7 +45,14 @@ export function validateScenario(scenario: Scenario): { problems: string[]; note
     const parsed = endpoint.input.safeParse(scenario.request);
     if (parsed.success) input = parsed.data;
     else problems.push(...parsed.error.issues.map((issue) => `request.${issue.path.join('.')}: ${issue.message}`));
-  } else notes.push(`request not validated: no request schema for ${scenario.endpoint} yet`);
+  } else {
+    notes.push(`request not validated: no request schema for ${scenario.endpoint} yet`);
+    // The context packet has its own schema whatever the endpoint: a packet the service would refuse is caught here.
+    if (scenario.request.context !== undefined) {
+      const packet = EducationContextSchema.safeParse(scenario.request.context);
+      if (!packet.success) problems.push(...packet.error.issues.map((issue) => `request.context.${issue.path.join('.')}: ${issue.message}`));
+    }
+  }
   const image = scenario.endpoint === 'generate-image';
   scenario.model.replies.forEach((reply, index) => {
     const isImage = 'image' in reply;

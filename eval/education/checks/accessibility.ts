@@ -1,7 +1,7 @@
 /**
  * Accessibility, where the scenario asks for it: alt text present (a described image: a string of at least five words
- * under an `altText`/`alt` key), accessibility notes present (a non-empty field whose key names accessibility), and
- * the learner-facing text within a reading band, measured with kgate's deterministic Flesch-Kincaid grade
+ * under an `altText`/`alt` key), accessibility notes present (a non-empty field whose key names accessibility, or
+ * prose that gives one: read aloud, screen reader, large print, captions...), and the learner-facing text within a reading band, measured with kgate's deterministic Flesch-Kincaid grade
  * (src/domains/education/quality/reading-level.ts), so the same text always gets the same grade.
  */
 import { measureReadingLevel } from '../../../src/domains/education/quality/index.ts';
@@ -9,6 +9,8 @@ import { noAnswer, result, type Check } from './types.ts';
 import { stringsAt, stringsOf, valuesUnder, wordCount } from './text.ts';
 
 const ALT_KEYS = new Set(['altText', 'alt', 'alternativeText', 'imageAlt']);
+/** Prose that gives an accessibility note (an answer in Markdown has no field for it). */
+const ACCESSIBILITY_PROSE = /\baccessib\w*|\bscreen[- ]readers?\b|\bread (?:it |them )?aloud\b|\blarge print\b|\bcaptions?\b|\balt text\b/i;
 /** Strings of fewer words are labels, codes or enum values, not prose a reader reads. */
 const PROSE_WORDS = 4;
 
@@ -35,7 +37,9 @@ export const accessibility: Check = (scenario, _request, envelope, facts) => {
     if (alts.length === 0) problems.push('no alt text of at least five words');
   }
   if (asked.notes) {
-    const notes = valuesUnder(envelope.data, (key) => /accessib/i.test(key)).filter(({ value }) => present(value));
+    const fields = valuesUnder(envelope.data, (key) => /accessib/i.test(key)).filter(({ value }) => present(value));
+    const prose = stringsOf(envelope.data).filter(({ text }) => ACCESSIBILITY_PROSE.test(text));
+    const notes = [...fields, ...prose];
     details.notes = notes.map((n) => n.path);
     if (notes.length === 0) problems.push('no accessibility notes');
   }
