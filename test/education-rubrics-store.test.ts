@@ -71,6 +71,9 @@ describe('rubric drafts store', () => {
     expect(stored.map((s) => s.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7]);
     const { versions } = await rubrics.getRubric(author.installationId, rubricId);
     expect(versions.map((v) => v.version)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    const onPage = (await rubrics.rubricsOfAccount(suite.owner.accountId))[0]!.rubrics.find((r) => r.rubric.rubricId === rubricId);
+    expect(onPage).toMatchObject({ truncated: false, rubric: { latestVersion: 7 } });
+    expect(onPage!.versions.map((v) => v.version)).toEqual([7, 6, 5, 4, 3, 2, 1]);
   });
 
   it('keeps versions immutable and stores one version per key', async () => {

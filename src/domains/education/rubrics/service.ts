@@ -121,11 +121,12 @@ export function createEducationRubricsService(db: Database, clock: Clock = syste
       const out: InstallationRubrics[] = [];
       for (const installation of installations) {
         const page = await store.selectRubrics(db, installation.installationId, PAGE_RUBRICS + 1, undefined);
-        const rubrics: RubricWithVersions[] = [];
-        for (const summary of page.slice(0, PAGE_RUBRICS)) {
-          const found = await store.selectRubric(db, installation.installationId, summary.rubricId, PAGE_VERSIONS);
-          if (found) rubrics.push(found);
-        }
+        const summaries = page.slice(0, PAGE_RUBRICS);
+        const versions = summaries.length === 0 ? new Map<string, { versions: RubricVersion[]; truncated: boolean }>() : await store.selectLatestVersions(db, summaries.map((s) => s.rubricId), PAGE_VERSIONS);
+        const rubrics: RubricWithVersions[] = summaries.flatMap((rubric) => {
+          const found = versions.get(rubric.rubricId);
+          return found ? [{ rubric, ...found }] : [];
+        });
         out.push({ ...installation, rubrics, truncated: page.length > PAGE_RUBRICS });
       }
       return out;

@@ -1,4 +1,4 @@
-import type { Row, Sql } from '../../../db/port.ts';
+import { uuidArrayParam, type Row, type Sql } from '../../../db/port.ts';
 import { RubricContentSchema, type RubricContent, type RubricReviewMark, type RubricSummary, type RubricVersion } from './contract.ts';
 
 // SQL of rubric drafts (migration 0025). A version is shown only once the metered call that drafted it settled: its
@@ -116,6 +116,25 @@ export async function selectRubric(
     [rubricId, limit + 1],
   );
   return { rubric: summaryOf(rubric), versions: versions.slice(0, limit).map(versionOf), truncated: versions.length > limit };
+}
+
+/** The latest `limit` shown versions of each rubric (one statement for a page of rubrics), newest first. */
+export async function selectLatestVersions(sql: Sql, rubricIds: readonly string[], limit: number): Promise<Map<string, { versions: RubricVersion[]; truncated: boolean }>> {
+  const rows = await sql.query<VersionRow & { rubric_id: string }>(
+    `SELECT * FROM (
+       SELECT v.*, row_number() OVER (PARTITION BY v.rubric_id ORDER BY v.version DESC) AS rank
+       FROM education_rubric_versions v WHERE v.rubric_id = ANY($1::uuid[]) AND v.ledger_id IS NOT NULL
+     ) ranked WHERE rank <= $2 ORDER BY rubric_id, version DESC`,
+    [uuidArrayParam(rubricIds), limit + 1],
+  );
+  const out = new Map<string, { versions: RubricVersion[]; truncated: boolean }>();
+  for (const row of rows) {
+    const entry = out.get(row.rubric_id) ?? { versions: [], truncated: false };
+    if (entry.versions.length < limit) entry.versions.push(versionOf(row));
+    else entry.truncated = true;
+    out.set(row.rubric_id, entry);
+  }
+  return out;
 }
 
 /** Where a listing page starts: after this rubric (by updated_at, then id, both descending). */
