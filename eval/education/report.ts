@@ -88,12 +88,19 @@ export function reportMarkdown(report: EvalReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Failed checks, those with the same summary (no answer at all) on one line. */
+function failureLines(failed: ScenarioRun['checks']): string[] {
+  const bySummary = new Map<string, string[]>();
+  for (const check of failed) bySummary.set(check.summary, [...(bySummary.get(check.summary) ?? []), check.check]);
+  return [...bySummary].map(([summary, checks]) => `${checks.join(', ')}: ${summary}`);
+}
+
 /** A short summary for the terminal: one line a scenario. */
 export function reportSummary(report: EvalReport): string {
   const lines = report.scenarios.map((run) => {
     const failed = run.checks.filter((c) => c.status === 'fail');
     return `${run.passed ? 'pass' : 'FAIL'}  ${run.workflow.padEnd(28)} ${run.endpoint.padEnd(17)} ${String(Math.round(run.timing.totalMs)).padStart(6)} ms` +
-      (failed.length > 0 ? `\n      ${failed.map((c) => `${c.check}: ${c.summary}`).join('\n      ')}` : '');
+      (failed.length > 0 ? `\n      ${failureLines(failed).join('\n      ')}` : '');
   });
   lines.push(`${report.totals.passed} passed, ${report.totals.failed} failed`, report.statement);
   return lines.join('\n');
