@@ -40,6 +40,8 @@ function systemMessage(kind: GuidanceKind, ageBand: GuidanceInput['ageBand']): s
     '  help, point them to their teacher in class.',
     '- Never ask for or mention personal information.',
     AGE_RULES[ageBand],
+    'asked.support, when present, says how the learner is best helped: readingSupport (short sentences, common words),',
+    'vocabularySupport (explain a hard word where you use it), language (answer in that language, except a translation).',
     `Give exactly one ${KIND_RULES[kind]}`,
     `At most ${GUIDANCE_LIMITS.textLength[kind]} characters.`,
     'Answer with exactly one JSON object and nothing else:',
