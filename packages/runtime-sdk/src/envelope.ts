@@ -34,16 +34,62 @@ export interface OperationReceipt {
   limit: number | null;
 }
 
-/** Usage of a metered generation call (spec 2.7): model identity, cost and token usage. */
+/**
+ * The usage receipt of a metered model call (spec 2.7): which model did the work, the tokens and images it used, and
+ * what the call cost. A replay (the same Idempotency-Key again) carries the first call's receipt with `replayed: true`
+ * and costs nothing more.
+ */
 export interface IntelligenceUsageReceipt {
   kind: 'service.product-intelligence-usage';
-  requestId?: string;
-  /** The fields are not listed by the spec; the server's OpenAPI document gives them. */
-  [field: string]: unknown;
+  /** The request id of the call that ran the model (a replay keeps the first call's). */
+  requestId: string;
+  /** The server's ledger row of the call. */
+  ledgerId: string;
+  /** What was metered, e.g. `education-generate`, `education-rubric-draft`. */
+  meteredKind: string;
+  model: { provider: string; chat: string | null; image: string | null };
+  usage: { inputTokens: number; outputTokens: number; images: number };
+  /** What was held back from the budget before the model was called (the request's bounded cost). */
+  reservedMicrodollars: number;
+  /** What the call cost, in millionths of a US dollar. */
+  costMicrodollars: number;
+  /** `settled`: a complete answer; `billable_failure`: the model did work but no answer came (charged). */
+  outcome: 'settled' | 'billable_failure';
+  /** The calendar month (UTC, `YYYY-MM`) the cost counts in. */
+  month: string;
+  /** True when this answer is the replay of an earlier call with the same key: no model call, no new cost. */
+  replayed: boolean;
 }
 
-/** What a call consumed. Refused calls carry none. */
-export type RuntimeReceipt = OperationReceipt | IntelligenceUsageReceipt;
+/**
+ * The safety receipt of student guidance (after the usage receipt): which checks ran, whether the model's text was
+ * withheld (then a fixed safe text was delivered instead) and why, under which policy. It names no text.
+ */
+export interface EducationSafetyReceipt {
+  kind: 'service.education-safety';
+  requestId: string;
+  ledgerId: string;
+  /** The version of the server's checks. */
+  checksVersion: string;
+  policy: {
+    /** Your policy reference, as sent. */
+    version: string;
+    answerRevelation: 'forbidden';
+    externalLinks: 'forbidden';
+    directMessaging: 'forbidden';
+    transcriptVisibleToTeacher: true;
+  };
+  untrustedInput: { learnerMessage: 'user-data'; priorTurns: number };
+  checks: Array<{ check: string; ran: true; passed: boolean }>;
+  withheld: boolean;
+  /** Why the text was withheld, e.g. `answer_revealed`. */
+  reasons: string[];
+  delivered: 'model' | 'fallback';
+  replayed: boolean;
+}
+
+/** What a call consumed or how it was checked. Refused calls carry none, or (a billable failure) its usage receipt. */
+export type RuntimeReceipt = OperationReceipt | IntelligenceUsageReceipt | EducationSafetyReceipt;
 
 /** The members every envelope has. */
 interface EnvelopeBase {

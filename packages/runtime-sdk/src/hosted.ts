@@ -7,6 +7,7 @@
  */
 import { randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { RUNTIME_CONTRACT_VERSION, isRuntimeEnvelope, type RuntimeEnvelope } from './envelope.js';
+import { RuntimeTransportError } from './errors.js';
 import { errorEnvelope, problem, unavailableEnvelope } from './make-envelope.js';
 import { assertionKey, type AssertionAlgorithm } from './hosted/client-assertion.js';
 import { TokenSource, type ClientAuthentication } from './hosted/token-source.js';
@@ -40,6 +41,12 @@ export interface HostedRuntimeOptions {
   retries?: number;
   /** Timeout of each attempt. Default 30,000 ms. */
   timeoutMs?: number;
+  /**
+   * Timeout of each attempt of a metered (model-backed) call, a stream included from its first byte to its end.
+   * Default 300,000 ms: longer than the server's own model deadline, because a call the SDK abandons cancels the
+   * model request and is charged as a billable failure when the model had accepted it.
+   */
+  meteredTimeoutMs?: number;
   /** Answers larger than this are not read (RuntimeTransportError `response_too_large`). Default 16 MiB. */
   maxResponseBytes?: number;
   /** Backoff: first step (default 250 ms, doubling), largest step (default 8 s), longest Retry-After waited for (default 30 s). */
@@ -91,6 +98,8 @@ interface RuntimeCall {
   body?: unknown;
   scopeId?: string;
   applies?: boolean;
+  /** A model-backed call: carries an Idempotency-Key, and each attempt has the metered timeout. */
+  metered?: boolean;
   /**
    * The route names no resource (no id in its path or query): a 404 `not_found` can then only mean that the server
    * has no such route, which is an unavailable capability, not a failure.
@@ -115,6 +124,7 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
     sleep: sleepFor,
     random: Math.random,
   };
+  const meteredSettings: TransportSettings = { ...settings, timeoutMs: numberOption('meteredTimeoutMs', options.meteredTimeoutMs, 300_000, 1, 3_600_000) };
   const tokenUrl = `${base}/api/product/v1/oauth/token`;
   const tokens = new TokenSource(settings, tokenUrl, options.clientId, authentication(options.credentials), options.scopes);
 
@@ -141,8 +151,9 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
   async function call<K extends string, D>(kind: K, spec: RuntimeCall, callOptions?: CallOptions): Promise<RuntimeEnvelope<K, D>> {
     const url = new URL(`${base}${spec.path}`);
     for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    // One key per call, reused by its retries and by its re-send after a token refresh: the server replays, never applies twice.
-    const idempotencyKey = spec.applies ? (callOptions?.idempotencyKey ?? randomUUID()) : undefined;
+    // One key per call, reused by its retries and by its re-send after a token refresh: the server replays, never
+    // applies twice nor calls the model twice.
+    const idempotencyKey = spec.applies || spec.metered ? (callOptions?.idempotencyKey ?? randomUUID()) : undefined;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     for (let refreshed = false; ; refreshed = true) {
       const token = await tokens.token();
@@ -155,7 +166,13 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
         ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}),
         ...(spec.scopeId !== undefined ? { 'x-service-context-scope': spec.scopeId } : {}),
       };
-      const answer = await exchange(settings, () => ({ url: url.href, method: spec.method, headers, ...(body !== undefined ? { body } : {}) }), callOptions?.signal);
+      const answer = await exchange(
+        spec.metered ? meteredSettings : settings,
+        () => ({ url: url.href, method: spec.method, headers, ...(body !== undefined ? { body } : {}) }),
+        callOptions?.signal,
+      ).catch((error: unknown) => {
+        throw error instanceof RuntimeTransportError ? error.withKey(idempotencyKey) : error;
+      });
       if (answer.status === 401 && !refreshed) {
         tokens.drop(token);
         continue;
@@ -168,6 +185,13 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
   const vaultPath = (ref: VaultRef, rest: string) => `/workspaces/${id(ref.workspaceId)}/vaults/${id(ref.vaultId)}${rest}`;
   const scope = (ref: VaultRef) => (ref.scopeId !== undefined ? { scopeId: ref.scopeId } : {});
   const v1 = '/api/product/v1';
+  const education = `${v1}/intelligence/education`;
+  /**
+   * A metered education call: POST, keyed, answered as the server's envelope. Its path names no resource, so a 404
+   * `not_found` means a server without the route, unless the request names one (a rubric to revise).
+   */
+  const metered = <K extends string, D>(kind: K, operation: string, path: string, input: object, o?: CallOptions) =>
+    call<K, D>(kind, { operation, method: 'POST', path: `${education}/${path}`, body: input, metered: true, namesNoResource: !('rubricId' in input) }, o);
 
   return {
     adapter: 'hosted',
@@ -208,5 +232,14 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
       ),
     projectEducation: (input, o) =>
       call('service.education-projection', { operation: 'projectEducation', method: 'POST', path: `${v1}/intelligence/education/projection`, body: input, namesNoResource: true }, o),
+    reviewPractice: (input, o) => metered('service.education-practice-review', 'reviewPractice', 'practice-review', input, o),
+    draftAssessment: (input, o) => metered('service.education-assessment-draft', 'draftAssessment', 'assessment-draft', input, o),
+    reviewQuality: (input, o) => metered('service.education-quality-review', 'reviewQuality', 'quality-review', input, o),
+    draftRubric: (input, o) => metered('service.education-rubric-draft', 'draftRubric', 'rubric-draft', input, o),
+    listRubrics: (p, o) =>
+      call('service.education-rubrics', { operation: 'listRubrics', method: 'GET', path: `${education}/rubrics`, query: { cursor: p?.cursor, limit: p?.limit }, namesNoResource: true }, o),
+    getRubric: (rubricId, o) => call('service.education-rubric', { operation: 'getRubric', method: 'GET', path: `${education}/rubrics/${id(rubricId)}` }, o),
+    generateImage: (input, o) => metered('service.education-image', 'generateImage', 'generate-image', input, o),
+    studentGuidance: (input, o) => metered('service.education-student-guidance', 'studentGuidance', 'student-guidance', input, o),
   };
 }

@@ -10,3 +10,5 @@ export { RUNTIME_CONTRACT_VERSION, hasData, isRuntimeEnvelope } from './envelope
 export type * from './envelope.js';
 export type { AssertionAlgorithm } from './hosted/client-assertion.js';
 export type * from './runtime.js';
+export { safetyReceiptOf, usageReceiptOf } from './education-data.js';
+export type * from './education-data.js';

@@ -136,5 +136,13 @@ export function createLocalRuntime(options: LocalRuntimeOptions): ProductRuntime
     getScopeMemory: () => Promise.resolve(hostedOnly('service.scope-memory', 'getScopeMemory')),
     createSharedMemoryCandidate: () => Promise.resolve(hostedOnly('service.memory-candidate', 'createSharedMemoryCandidate')),
     projectEducation: () => Promise.resolve(hostedOnly('service.education-projection', 'projectEducation')),
+    reviewPractice: () => Promise.resolve(hostedOnly('service.education-practice-review', 'reviewPractice')),
+    draftAssessment: () => Promise.resolve(hostedOnly('service.education-assessment-draft', 'draftAssessment')),
+    reviewQuality: () => Promise.resolve(hostedOnly('service.education-quality-review', 'reviewQuality')),
+    draftRubric: () => Promise.resolve(hostedOnly('service.education-rubric-draft', 'draftRubric')),
+    listRubrics: () => Promise.resolve(hostedOnly('service.education-rubrics', 'listRubrics')),
+    getRubric: () => Promise.resolve(hostedOnly('service.education-rubric', 'getRubric')),
+    generateImage: () => Promise.resolve(hostedOnly('service.education-image', 'generateImage')),
+    studentGuidance: () => Promise.resolve(hostedOnly('service.education-student-guidance', 'studentGuidance')),
   };
 }

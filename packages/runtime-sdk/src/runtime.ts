@@ -28,6 +28,23 @@ import type {
   ScopePolicy,
   SharedMemoryCandidateInput,
 } from './runtime-data.js';
+import type {
+  AssessmentDraft,
+  AssessmentDraftInput,
+  EducationImage,
+  ImageInput,
+  ListRubricsParams,
+  PracticeReview,
+  PracticeReviewInput,
+  QualityReview,
+  QualityReviewInput,
+  Rubric,
+  RubricDraft,
+  RubricDraftInput,
+  RubricList,
+  StudentGuidance,
+  StudentGuidanceInput,
+} from './education-data.js';
 
 /** A logical vault of an assigned workspace, optionally narrowed to one of its context scopes. */
 export interface VaultRef {
@@ -45,8 +62,10 @@ export interface CallOptions {
   /** Cancels the call (with the adapter's own timeout, whichever comes first). */
   signal?: AbortSignal;
   /**
-   * Hosted applies: the `Idempotency-Key` to send. By default the SDK makes one per call and reuses it across that
-   * call's retries; pass your own to make a retry after a crash replay the first answer instead of applying twice.
+   * Hosted applies and metered (model-backed) calls: the `Idempotency-Key` to send. By default the SDK makes one per
+   * call (a random UUID) and reuses it across that call's retries; pass your own, kept before the call, to make a
+   * retry after a crash replay the first answer instead of applying twice or paying for a second model call. A
+   * RuntimeTransportError names the key it sent (`idempotencyKey`).
    */
   idempotencyKey?: string;
 }
@@ -158,4 +177,31 @@ export interface ProductRuntime {
    * has no such route (getCapabilities lists it as `not_built`). Local: `unavailable`.
    */
   projectEducation(input: EducationProjectionInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-projection', EducationProjection>>;
+
+  // Model-backed education operations (spec 4.7; docs/education.md). Each needs `intelligence.execute` and an
+  // intelligence budget on the organization; each is metered: sent with an Idempotency-Key (the same on its retries),
+  // answered with the operation receipt and the usage receipt (`service.product-intelligence-usage`) in `receipts`.
+  // A second call with the same key and request replays the stored answer (or billable failure) at no cost; the same
+  // key with another request is `idempotency_key_reused`. Hosted only; without a configured model the server answers
+  // `unavailable`.
+
+  /** Practice proposals for two to five review sessions from aggregate evidence (`education-practice-review`). */
+  reviewPractice(input: PracticeReviewInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-practice-review', PracticeReview>>;
+  /** A structured assessment draft, kept as proposed (`education-assessment-draft`). */
+  draftAssessment(input: AssessmentDraftInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-assessment-draft', AssessmentDraft>>;
+  /** Advice on one artifact revision (`education-quality-review`). */
+  reviewQuality(input: QualityReviewInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-quality-review', QualityReview>>;
+  /** A weighted analytic rubric, stored as the proposed next version of a new or given rubric (`education-rubric-draft`). */
+  draftRubric(input: RubricDraftInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-rubric-draft', RubricDraft>>;
+  /** The installation's rubrics, most recently drafted first. Not metered by the model. */
+  listRubrics(params?: ListRubricsParams, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-rubrics', RubricList>>;
+  /** One rubric with its latest versions. Not metered by the model. */
+  getRubric(rubricId: string, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-rubric', Rubric>>;
+  /** One classroom image from a visual brief, with alt text (`education-generate-image`: a chat call and an image). */
+  generateImage(input: ImageInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-image', EducationImage>>;
+  /**
+   * One kind of guidance for a learner on a live activity (`education-student-guidance`). `receipts` holds the safety
+   * receipt (`service.education-safety`) after the usage receipt.
+   */
+  studentGuidance(input: StudentGuidanceInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-student-guidance', StudentGuidance>>;
 }

@@ -1,7 +1,8 @@
 /**
- * One HTTP exchange of the hosted adapter with bounded retries: only 429 (except an exhausted monthly allowance),
- * 503 and failures before any response are retried, with exponential backoff and full jitter, honouring
- * Retry-After. Each attempt has its own timeout, and an answer is read up to a size bound.
+ * One HTTP exchange of the hosted adapter with bounded retries: only 429 (except an exhausted monthly allowance or
+ * intelligence budget), 503 and failures before any response are retried, with exponential backoff and full jitter,
+ * honouring Retry-After. Each attempt has its own timeout, and an answer is read up to a size bound; a streamed
+ * answer (NDJSON) is handed back unread, for the caller to read as it arrives.
  */
 import { RuntimeTransportError } from '../errors.js';
 
@@ -30,11 +31,13 @@ export interface OutgoingRequest {
   body?: string;
 }
 
-/** What the server answered. `json` is undefined when the body is not JSON. */
+/** What the server answered. `json` is undefined when the body is not JSON, or when it is a stream (`stream`). */
 export interface HttpAnswer {
   status: number;
   headers: Headers;
   json: unknown;
+  /** A streamed answer's body, unread: the caller reads it (and cancels it when done). */
+  stream?: ReadableStream<Uint8Array>;
 }
 
 /** Sleeps `ms` milliseconds. */
@@ -59,11 +62,19 @@ function problemCode(json: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** Whether an answer is worth another attempt: the server asks to come back, not a refusal that stays. */
+/** 429 refusals that stay for the rest of the month: a month's allowance or budget does not come back in seconds. */
+const MONTHLY_REFUSALS: ReadonlySet<string> = new Set(['runtime_operations_exhausted', 'intelligence_budget_exhausted']);
+
+/**
+ * Whether an answer is worth another attempt: the server asks to come back, not a refusal that stays. For a metered
+ * call this holds too: a 503 (`model_unavailable`) released its reservation and frees the key, a 429
+ * (`intelligence_concurrency_exhausted`) reserved nothing; a billable failure (502, 504) is not retried, since the
+ * same key would only replay it. An `unavailable` envelope (HTTP 200) is an answer, never retried.
+ */
 function retryable(answer: HttpAnswer): boolean {
   if (answer.status === 503) return true;
-  // A month's allowance does not come back in seconds.
-  return answer.status === 429 && problemCode(answer.json) !== 'runtime_operations_exhausted';
+  const code = problemCode(answer.json);
+  return answer.status === 429 && (code === undefined || !MONTHLY_REFUSALS.has(code));
 }
 
 async function readBounded(response: Response, limit: number, path: string, attempts: number): Promise<string> {
@@ -98,9 +109,15 @@ async function readBounded(response: Response, limit: number, path: string, atte
 
 /**
  * Sends `make()` until an answer that is not retryable, or the retries are spent (then the last answer is returned,
- * or a RuntimeTransportError when none came).
+ * or a RuntimeTransportError when none came). A 200 answer that `streamed` accepts is returned unread as `stream`;
+ * the attempt's timeout and the caller's signal keep bounding its reading.
  */
-export async function exchange(settings: TransportSettings, make: () => OutgoingRequest, signal?: AbortSignal): Promise<HttpAnswer> {
+export async function exchange(
+  settings: TransportSettings,
+  make: () => OutgoingRequest,
+  signal?: AbortSignal,
+  streamed?: (response: Response) => boolean,
+): Promise<HttpAnswer> {
   let failure: { reason: 'network' | 'timeout'; cause: unknown } | undefined;
   let path = '';
   for (let attempt = 0; ; attempt += 1) {
@@ -122,6 +139,9 @@ export async function exchange(settings: TransportSettings, make: () => Outgoing
       failure = { reason: timeout.aborted ? 'timeout' : 'network', cause: error };
     }
     let delay: number | undefined;
+    if (response?.status === 200 && response.body && streamed?.(response)) {
+      return { status: 200, headers: response.headers, json: undefined, stream: response.body as ReadableStream<Uint8Array> };
+    }
     if (response) {
       const text = await readBounded(response, settings.maxResponseBytes, path, attempts);
       let json: unknown;
