@@ -149,6 +149,21 @@ describe('rubric drafts through the Product Runtime', () => {
     await expectRefusedEarly(() => draftRubric(gateway, chain.token, rubricRequest({ rubricId: first.rubricId, criterionCount: 3 }), key), 422, 'idempotency_key_reused');
   });
 
+  it('numbers two racing drafts of one rubric n and n+1, losing neither', async () => {
+    fake.respond(() => ({ kind: 'reply', text: JSON.stringify(modelRubric('Raced')), usage: { inputTokens: 900, outputTokens: 700 } }));
+    try {
+      const { versions: before } = (await callRuntime<{ versions: Array<{ version: number }> }>(gateway, chain.token, 'GET', `${RUBRICS}/rubrics/${first.rubricId}`)).body.data;
+      const latest = before[0]!.version;
+      const answers = await Promise.all([0, 1].map(() => draftRubric(gateway, chain.token, rubricRequest({ rubricId: first.rubricId }), randomUUID())));
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      expect(answers.map((a) => (a.body.data as unknown as Draft).version).sort((x, y) => x - y)).toEqual([latest + 1, latest + 2]);
+      const { versions } = (await callRuntime<{ versions: Array<{ version: number }> }>(gateway, chain.token, 'GET', `${RUBRICS}/rubrics/${first.rubricId}`)).body.data;
+      expect(versions.slice(0, 3).map((v) => v.version)).toEqual([latest + 2, latest + 1, latest]);
+    } finally {
+      fake.respond(() => ({ kind: 'reply', text: 'This is the fake model answering.' }));
+    }
+  });
+
   it('fails the call when the draft cannot be stored: a billable failure, no version, and a replay answers the same failure', async () => {
     // A real failure of the store, injected in the database itself: inserting this draft's version raises.
     await gateway.db.exec(`CREATE FUNCTION refuse_test_rubric() RETURNS trigger LANGUAGE plpgsql AS $$
