@@ -46,6 +46,13 @@ const SDK_OPERATIONS = [
   'listClassroomStudents',
   'createClassroomAssignment',
   'listClassroomSubmissions',
+  // Issue 21: the model-backed education operations, named as the SDK's methods.
+  'reviewPractice',
+  'draftAssessment',
+  'reviewQuality',
+  'draftRubric',
+  'listRubrics',
+  'getRubric',
 ];
 const HOSTED_VAULT_OPERATIONS = ['listTrash', 'applyTransaction'];
 
