@@ -20,7 +20,8 @@ import {
 } from '../eval/education/checks/index.ts';
 import { EVAL_ENDPOINTS } from '../eval/education/endpoints.ts';
 import { scriptedUsageOf } from '../eval/education/execute.ts';
-import { loadScenarioFiles, type Scenario } from '../eval/education/scenario.ts';
+import { RELEASE_SIGNAL, buildReport, reportMarkdown } from '../eval/education/report.ts';
+import { loadScenarioFiles, parseScenario, type Scenario } from '../eval/education/scenario.ts';
 import { replyText } from '../eval/education/validate.ts';
 
 /* eslint-disable @typescript-eslint/no-unsafe-call -- the tests change answer data through untyped paths */
@@ -245,5 +246,33 @@ describe('each check fails on a bad answer', () => {
     for (const check of [standardsVisibility, sourceVisibility, teacherReview, consequentialDecisions, privacy, usageReceipt]) {
       expect(check(assessment, assessment.request, refused, facts).summary).toContain('model_output_invalid');
     }
+  });
+});
+
+describe('the fixtures and the report', () => {
+  it('refuses a scenario file with unknown fields, a bad workflow or a malformed expectation', () => {
+    const base = { id: 'x-scenario', workflow: 'assessment', title: 'A title', description: 'A description long enough.', endpoint: 'assessment-draft', request: {}, model: { replies: [{ text: '{}', usage: { inputTokens: 1, outputTokens: 1 } }] } };
+    expect(parseScenario('a.json', JSON.stringify(base)).ok).toBe(true);
+    const bad = [
+      { ...base, extra: 1 },
+      { ...base, workflow: 'grading' },
+      { ...base, expect: { accessibility: { readingLevel: { minGrade: 9, maxGrade: 3 } } } },
+      { ...base, model: { replies: [] } },
+    ];
+    for (const file of bad) expect(parseScenario('b.json', JSON.stringify(file)).ok).toBe(false);
+    expect(parseScenario('c.yaml', 'a: [').ok).toBe(false);
+  });
+
+  it('states in both forms that it is a release signal, and totals cost and failures', () => {
+    const { envelope, facts } = goodAnswer(assessment);
+    const checks = Object.values(CHECKS).map((check) => check(assessment, assessment.request, envelope, facts));
+    const run = {
+      id: assessment.id, workflow: assessment.workflow, title: assessment.title, endpoint: assessment.endpoint, httpStatus: 200,
+      envelopeStatus: 'ok' as const, timing: facts.timing, checks, passed: true, costMicrodollars: 2640, usage: { inputTokens: 1420, outputTokens: 610, images: 0 },
+    };
+    const report = buildReport([run, { ...run, id: 'second', passed: false }], { mode: 'live', model: { chat: 'm', image: null }, prices: PRICES, now: new Date(0) });
+    expect(report.totals).toMatchObject({ scenarios: 2, passed: 1, failed: 1, costMicrodollars: 5280 });
+    expect(report.statement).toBe(RELEASE_SIGNAL);
+    expect(reportMarkdown(report)).toContain('release-quality signal, not proof of educator acceptance');
   });
 });
