@@ -6,6 +6,7 @@ import {
   type RubricWithVersions,
 } from '../../domains/education/rubrics/index.ts';
 import { hiddenInput, html, showDate, type SafeHtml } from './layout.ts';
+import { PRODUCTS_PAGE } from './product-install-view.ts';
 import { refusalAlert, type FormRefusal } from './runtime-forms.ts';
 
 /** Where the installing customer sees the rubric drafts of its installations. */
@@ -86,7 +87,8 @@ export function rubricsBody(installations: readonly InstallationRubrics[], csrf:
   const orphan = refused && !shownAt(refused.at) ? refused.refusal : undefined;
   return html`${refusalAlert(orphan)}
     <p>Rubrics the products you installed drafted for you. Every version is a proposal: it grades no one and is never
-      applied to a learner. Marking a version reviewed or dismissed records that you did, and when; it changes nothing else.</p>
+      applied to a learner. Marking a version reviewed or dismissed records that you did, and when; it changes nothing else.
+      Your installations themselves are on <a href="${PRODUCTS_PAGE}">Products</a>.</p>
     ${installations.length === 0
       ? html`<p>You have installed no product.</p>`
       : installations.map(
