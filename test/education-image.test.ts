@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inputTokenBound } from '../src/domains/education/drafting/index.ts';
+import { IMAGE_PLAN_MAX_OUTPUT_TOKENS, ImageInputSchema, imagePlanPrompt } from '../src/domains/education/image/index.ts';
 import { EDUCATION_IMAGE_OPERATIONS } from '../src/surfaces/operations/education-image-operations.ts';
 import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { FAKE_IMAGE_BYTES, modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
@@ -117,7 +119,9 @@ describe('image generation through the Product Runtime and the fake model', () =
       status: 'proposed',
       review: expect.any(String),
     });
-    expect(Number(answer.body.receipts[1]!.reservedMicrodollars)).toBeGreaterThanOrEqual(PRICE_IMAGE);
+    // One reservation bounds both calls: the plan's input and output tokens, and one image.
+    const planned = imagePlanPrompt(ImageInputSchema.parse(request())).messages;
+    expect(answer.body.receipts[1]!.reservedMicrodollars).toBe(inputTokenBound(planned) + IMAGE_PLAN_MAX_OUTPUT_TOKENS * 2 + PRICE_IMAGE);
 
     // The chat call carried the brief as data; the image call got the plan with the brief's constraints, stated by us.
     expect(fake.requests.length).toBe(sent + 2);
@@ -221,6 +225,19 @@ describe('image generation through the Product Runtime and the fake model', () =
       expect(await ledger(), name).toBe(before);
       expect(fake.requests.length, name).toBe(sent);
     }
+  });
+
+  it('reserves the image with the plan: a budget that fits the chat call but not the image sends nothing', async () => {
+    const small = await createRuntimeChain(gateway, 'image-small', { scopes: ['intelligence.execute'] });
+    const smallToken = await runtimeToken(gateway, small);
+    const sent = fake.requests.length;
+    const send = () => callRuntime<Json>(gateway, smallToken, 'POST', IMAGE, { json: request(), headers: { 'Idempotency-Key': randomUUID() } });
+    expectRuntimeProblem(await send(), 403, 'intelligence_budget_unset');
+    // The chat call alone is bounded well under 30,000 microdollars; with the image (40,000) it does not fit.
+    await gateway.services.runtimeAdmin.setOrganizationSettings(small.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 30_000 });
+    expectRuntimeProblem(await send(), 429, 'intelligence_budget_exhausted');
+    expect(fake.requests.length).toBe(sent);
+    expect(await gateway.db.query('SELECT id FROM intelligence_ledger WHERE organization_id = $1', [small.organization.id])).toEqual([]);
   });
 });
 
