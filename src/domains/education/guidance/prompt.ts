@@ -65,6 +65,7 @@ export function guidancePrompt(input: GuidanceInput): DraftPrompt {
       ...(input.locale ? { locale: input.locale } : {}),
       ...(input.support ? { support: input.support } : {}),
     },
+    ...(input.educationContext ? { classContext: input.educationContext } : {}),
     untrustedLearnerMessage: input.learnerMessage,
     untrustedPriorTurns: input.priorTurns ?? [],
   };

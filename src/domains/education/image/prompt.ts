@@ -20,13 +20,14 @@ const SYSTEM = [
   '- altText: at most 250 characters, what the image conveys for someone who cannot see it, guided by',
   '  brief.altTextIntent. Do not start with or use "image of", "picture of" or "photo of". Do not name any exclusion.',
   '- promptSummary: one or two sentences for the educator on what was asked of the image model.',
+  'classContext, when present, is the class\u2019s aggregate support categories (e.g. vision access): make the image work for them.',
   'Answer with exactly one JSON object and nothing else: {"prompt": "...", "altText": "...", "promptSummary": "..."}',
 ].join('\n');
 
 /** The chat prompt for a brief. */
 export function imagePlanPrompt(input: ImageInput): DraftPrompt {
   return {
-    messages: [{ role: 'system', content: SYSTEM }, dataMessage({ context: input.context, brief: input.brief })],
+    messages: [{ role: 'system', content: SYSTEM }, dataMessage({ context: input.context, brief: input.brief, ...(input.educationContext ? { classContext: input.educationContext } : {}) })],
     maxOutputTokens: IMAGE_PLAN_MAX_OUTPUT_TOKENS,
   };
 }
