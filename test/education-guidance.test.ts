@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUIDANCE_FALLBACKS } from '../src/domains/education/guidance/index.ts';
 import { EDUCATION_GUIDANCE_OPERATIONS } from '../src/surfaces/operations/education-guidance-operations.ts';
@@ -154,10 +155,14 @@ describe('student guidance through the Product Runtime and the fake model', () =
     expect(fake.requests.length).toBe(sent + 1);
   });
 
-  it('translates the activity into the locale asked for', async () => {
+  it('translates the activity into the locale asked for, with an aggregate context packet as class context', async () => {
+    const packet = JSON.parse(readFileSync(new URL('./fixtures/education/context-packets/acceptable/adult-esl-evening.json', import.meta.url), 'utf8')) as Json;
     fake.script(reply({ guidance: 'translation', text: 'Nombra el proceso que usan las plantas para convertir la luz en energía química.', locale: 'es-MX' }));
-    const { data } = expectGuided(await post(request({ guidance: 'translation', locale: 'es-mx' })));
+    const { data } = expectGuided(await post(request({ guidance: 'translation', locale: 'es-mx', educationContext: packet })));
     expect(data).toMatchObject({ guidance: 'translation', locale: 'es-MX', withheld: false, source: 'model' });
+    const sent = JSON.parse(lastMessages()[1]!.content.split('\n')[1]!) as Json;
+    expect(sent.classContext).toEqual(packet);
+    expect(sent.asked).toEqual({ guidance: 'translation', locale: 'es-MX' });
   });
 
   it('withholds a reply that reveals the answer, a link or an e-mail: our fallback, settled, the text nowhere', async () => {
