@@ -33,8 +33,8 @@ const REVIEW_NOTE =
   'A proposed rubric for a teacher to review and adapt before any use. It is never applied to a learner, and it grades no one.';
 
 /**
- * The rubric store, as OperationServices.educationRubrics carries it once wired (/work/notes/rubrics-wiring.patch);
- * read through this view until then, so that this file compiles before and after.
+ * The rubric store, as OperationServices.educationRubrics carries it once wired; read through this view so that the
+ * file compiles whether the field is declared there yet or not (absent: `unavailable`).
  */
 interface RubricServices {
   educationRubrics?: EducationRubricsService;
