@@ -2,27 +2,43 @@
 // no network, imported by its package name, and run with Node against a started gateway. The scenario: runtime
 // context, capabilities, the assigned workspace, a listing, a publication previewed then applied, a read, a stale
 // apply refused, a deletion to the trash, the trash listing and a restore. It also runs the packed local adapter.
+// A second scenario calls each model-backed education operation once through the packed SDK against the gateway
+// configured with the fake model (test/support/runtime-sdk-education-scenario.ts).
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EDUCATION_GUIDANCE_OPERATIONS } from '../src/surfaces/operations/education-guidance-operations.ts';
+import { EDUCATION_IMAGE_OPERATIONS } from '../src/surfaces/operations/education-image-operations.ts';
+import { OPERATIONS } from '../src/surfaces/operations/table.ts';
+import { FAKE_IMAGE_BYTES, modelEnvOf, startModelFake, type FakeBehavior, type ModelFake } from './fakes/model/index.ts';
+import { modelRubric, rubricRequest } from './support/education-rubrics.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import { RUNTIME_SDK_EDUCATION_SCENARIO } from './support/runtime-sdk-education-scenario.ts';
 import { RUNTIME_SDK_SCENARIO } from './support/runtime-sdk-scenario.ts';
 
 const run = promisify(execFile);
 const SDK = fileURLToPath(new URL('../packages/runtime-sdk/', import.meta.url));
 const TSC = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
 
+/** kgate's table with the image and guidance operations (once the lead wires them into the table, it holds them). */
+const operations = [...OPERATIONS, ...[...EDUCATION_IMAGE_OPERATIONS, ...EDUCATION_GUIDANCE_OPERATIONS].filter((op) => !OPERATIONS.some((known) => known.id === op.id))];
+
 let gateway: TestGateway;
+let fake: ModelFake;
 let scratch: string;
 let customer: Owner;
 let clientId: string;
 let clientSecret: string;
+/** A second principal of the same installation, holding intelligence.execute, for the education scenario. */
+let educationClient: { id: string; secret: string };
+let organizationId: string;
 /** The private half of the ES256 key registered for the same principal, as a JWK. */
 let privateJwk: string;
 
@@ -56,6 +72,10 @@ async function createRuntimeChain(): Promise<void> {
   await services.runtimeAdmin.assignWorkspace(customer.accountId, installation.id, customer.workspaceId);
   await services.runtimeAdmin.grantVault(customer.accountId, installation.id, customer.mapping.vaultId, 'publish');
   const principal = await services.runtimeCredentials.createPrincipal(orgAdmin.accountId, installation.id, { name: 'sdk-tests', scopes: ['notes.publish'] });
+  await services.runtimeAdmin.setOrganizationSettings(organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
+  organizationId = organization.id;
+  const education = await services.runtimeCredentials.createPrincipal(orgAdmin.accountId, installation.id, { name: 'sdk-education', scopes: ['intelligence.execute'] });
+  educationClient = { id: education.id, secret: (await services.runtimeCredentials.addClientSecret(orgAdmin.accountId, education.id)).secret };
   clientId = principal.id;
   clientSecret = (await services.runtimeCredentials.addClientSecret(orgAdmin.accountId, principal.id)).secret;
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -65,18 +85,38 @@ async function createRuntimeChain(): Promise<void> {
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'kgate-sdk-partner-'));
-  gateway = await startTestGateway();
+  fake = await startModelFake();
+  gateway = await startTestGateway({ env: modelEnvOf(fake), operations });
   await createRuntimeChain();
 }, 180_000);
 
 afterAll(async () => {
   await gateway?.stop();
+  await fake?.close();
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
+let installed: Promise<{ tarball: string; files: string[] }> | undefined;
+/** The packed SDK, installed once for the file's scenarios. */
+function installedSdk(): Promise<{ tarball: string; files: string[] }> {
+  installed ??= installPackedSdk();
+  return installed;
+}
+
+type Json = Record<string, unknown>;
+type Step = { status: string; kind: string; data: Json; problems: Array<{ code: string }>; receipts: Json[]; requestId: string };
+
+/** Runs a scenario script in the scratch project with the SDK installed; its steps as printed. */
+async function runScenario(name: string, script: string, env: Record<string, string>): Promise<{ stdout: string; steps: Record<string, Step> }> {
+  await installedSdk();
+  await writeFile(join(scratch, name), script);
+  const { stdout } = await run(process.execPath, [name], { cwd: scratch, env: { PATH: process.env.PATH ?? '', KGATE_URL: gateway.url, ...env } });
+  return { stdout, steps: JSON.parse(stdout) as Record<string, Step> };
+}
+
 describe('the packed runtime SDK against a gateway', () => {
   it('installs from its tarball with nothing to fetch, and runs the scenario by its package name', async () => {
-    const { files } = await installPackedSdk();
+    const { files } = await installedSdk();
     // The package holds its build, its README and its manifest: no sources, no tests.
     expect(files.every((f) => f === 'package.json' || f === 'README.md' || f.startsWith('dist/'))).toBe(true);
     expect(files).toContain('dist/index.js');
@@ -135,5 +175,108 @@ describe('the packed runtime SDK against a gateway', () => {
     const events = await gateway.services.provenance.listEvents(customer.actor, customer.mapping.id, {});
     const created = events.events.find((e) => e.kind === 'note.created' && e.path === 'SDK/hello.md');
     expect(created).toMatchObject({ credentialKind: 'service_principal', client: 'SDK Tutor' });
+  });
+  it('calls each model-backed education operation once through the packed SDK, with its receipts, a replay and a retry with the same key', async () => {
+    const fixture = (name: string): Json => JSON.parse(readFileSync(new URL(`./fixtures/education/drafts/${name}.json`, import.meta.url), 'utf8')) as Json;
+    const reply = (value: unknown): FakeBehavior => ({ kind: 'reply', text: JSON.stringify(value), usage: { inputTokens: 1200, outputTokens: 800 } });
+    const brief = {
+      type: 'diagram',
+      topic: 'the water cycle',
+      audience: { gradeBand: '3-5', subject: 'science' },
+      style: 'flat-vector',
+      orientation: 'landscape',
+      palette: 'colorblind-safe',
+      requiredElements: ['evaporation arrow', 'cloud', 'rain'],
+      exclusions: ['people', 'text labels'],
+      altTextIntent: 'the order of the stages',
+    };
+    const plan = {
+      prompt: 'A flat diagram: the sun warms a lake, an evaporation arrow rises to a cloud, and rain falls back into the lake.',
+      altText: 'Water rises from a lake as vapour, gathers into a cloud and falls back as rain, in a loop.',
+      promptSummary: 'A looped diagram of evaporation, a cloud and rain over a lake.',
+    };
+    const guidance = {
+      ageBand: 'middle',
+      course: { title: 'Grade 7 Life Science', subject: 'science' },
+      standard: { code: 'MS-LS1-6', statement: 'Construct a scientific explanation of the role of plants in the cycling of matter and flow of energy.' },
+      activity: {
+        id: 'activity-17',
+        state: 'live',
+        authoredBy: 'teacher',
+        prompt: 'Name the process plants use to turn light energy into chemical energy stored in sugar.',
+        answerKey: ['photosynthesis'],
+      },
+      policy: { version: 'district-guidance-2', forbidAnswerRevelation: true, forbidExternalLinks: true, forbidDirectMessaging: true },
+      transcriptVisibleToTeacher: true,
+      guidance: 'hint',
+      learnerMessage: 'I do not know what it is called.',
+    };
+    const requests = {
+      practice: fixture('practice-request'),
+      assessment: fixture('assessment-request'),
+      quality: fixture('quality-request'),
+      rubric: rubricRequest(),
+      image: { context: 'teach', brief },
+      guidance,
+    };
+    const keys = { practice: randomUUID(), quality: randomUUID() };
+    // Each operation's valid answer, chosen by our fixed system message; the first quality request is refused before
+    // any work (model_unavailable), which the SDK retries with the same key.
+    let qualityRequests = 0;
+    const answers: Array<[string, () => FakeBehavior]> = [
+      ['drafts spaced practice', () => reply(fixture('practice-output'))],
+      ['drafts assessment items', () => reply(fixture('assessment-output'))],
+      ['reviews a teaching artifact', () => (qualityRequests++ === 0 ? { kind: 'fail', status: 400, message: 'refused before any work' } : reply(fixture('quality-output')))],
+      ['draft analytic rubrics', () => reply(modelRubric('SDK essay rubric'))],
+      ['visual brief', () => ({ kind: 'reply', text: JSON.stringify(plan), usage: { inputTokens: 700, outputTokens: 150 } })],
+      ['live classroom activity', () => ({ kind: 'reply', text: JSON.stringify({ guidance: 'hint', text: 'Think about what the leaf does with sunlight.' }), usage: { inputTokens: 900, outputTokens: 60 } })],
+    ];
+    fake.respond((request) => {
+      if (request.path.endsWith('/images/generations')) return { kind: 'image', bytes: FAKE_IMAGE_BYTES.png };
+      const system = (request.body as { messages?: Array<{ content?: string }> } | null)?.messages?.[0]?.content ?? '';
+      const answer = answers.find(([words]) => system.includes(words));
+      return answer ? answer[1]() : { kind: 'fail', status: 400, message: 'no scripted answer' };
+    });
+    const sentBefore = fake.requests.length;
+    const { stdout, steps } = await runScenario('education.js', RUNTIME_SDK_EDUCATION_SCENARIO, {
+      KGATE_CLIENT_ID: educationClient.id,
+      KGATE_CLIENT_SECRET: educationClient.secret,
+      EDU_REQUESTS: JSON.stringify(requests),
+      EDU_KEYS: JSON.stringify(keys),
+    });
+    expect(stdout).not.toContain(educationClient.secret);
+    expect(stdout).not.toContain(fake.apiKey);
+    const statuses = Object.entries(steps).map(([name, step]) => `${name}: ${step?.status} ${step?.problems?.[0]?.code ?? ''}`);
+    expect(fake.requests.length - sentBefore, statuses.join('\n')).toBe(8);
+
+    const usage = (meteredKind: string, replayed = false): unknown =>
+      expect.objectContaining({ kind: 'service.product-intelligence-usage', meteredKind, outcome: 'settled', replayed, costMicrodollars: expect.any(Number) });
+    const metered = (step: Step | undefined, kind: string, meteredKind: string) => {
+      expect(step, JSON.stringify(step).slice(0, 600)).toMatchObject({ status: 'ok', kind, problems: [] });
+      expect(step!.receipts.slice(0, 2)).toEqual([expect.objectContaining({ kind: 'service.product-runtime-operation', requestId: step!.requestId }), usage(meteredKind)]);
+    };
+    metered(steps.practice, 'service.education-practice-review', 'education-practice-review');
+    expect(steps.practiceUsage).toEqual(steps.practice!.receipts[1]);
+    // The replay: the same data and the first call's usage receipt, marked replayed; no model call was made for it.
+    expect(steps.practiceReplay).toMatchObject({ status: 'ok', data: steps.practice!.data });
+    expect(steps.practiceReplay!.receipts[1]).toEqual({ ...steps.practice!.receipts[1], replayed: true });
+    metered(steps.assessment, 'service.education-assessment-draft', 'education-assessment-draft');
+    expect(steps.assessment!.data).toMatchObject({ status: 'proposed' });
+    // model_unavailable released the first attempt's reservation; the SDK's retry ran under the same key.
+    metered(steps.qualityRetried, 'service.education-quality-review', 'education-quality-review');
+    const rows = await gateway.db.query<{ state: string }>('SELECT state FROM intelligence_ledger WHERE organization_id = $1 AND idempotency_key = $2 ORDER BY created_at', [organizationId, keys.quality]);
+    expect(rows.map((r) => r.state)).toEqual(['released', 'settled']);
+    metered(steps.rubric, 'service.education-rubric-draft', 'education-rubric-draft');
+    expect(steps.rubric!.data).toMatchObject({ title: 'SDK essay rubric', version: 1, status: 'proposed' });
+    expect(steps.rubrics).toMatchObject({ status: 'ok', kind: 'service.education-rubrics', data: { rubrics: [expect.objectContaining({ rubricId: steps.rubric!.data.rubricId })] } });
+    expect(steps.rubrics!.receipts).toEqual([expect.objectContaining({ kind: 'service.product-runtime-operation' })]);
+    expect(steps.rubricRead).toMatchObject({ status: 'ok', kind: 'service.education-rubric', data: { versions: [expect.objectContaining({ version: 1 })] } });
+    metered(steps.image, 'service.education-image', 'education-generate-image');
+    expect(steps.image!.data).toMatchObject({ image: { mediaType: 'image/png', base64: Buffer.from(FAKE_IMAGE_BYTES.png).toString('base64') }, altText: plan.altText, status: 'proposed' });
+    expect(steps.image!.receipts[1]).toMatchObject({ usage: { images: 1 } });
+    metered(steps.guidance, 'service.education-student-guidance', 'education-student-guidance');
+    expect(steps.guidance!.data).toMatchObject({ guidance: 'hint', withheld: false });
+    expect(steps.guidance!.receipts[2]).toMatchObject({ kind: 'service.education-safety', withheld: false, delivered: 'model' });
+    expect(steps.guidanceSafety).toEqual(steps.guidance!.receipts[2]);
   });
 });
