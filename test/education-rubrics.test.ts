@@ -149,6 +149,13 @@ describe('rubric drafts through the Product Runtime', () => {
     await expectRefusedEarly(() => draftRubric(gateway, chain.token, rubricRequest({ rubricId: first.rubricId, criterionCount: 3 }), key), 422, 'idempotency_key_reused');
   });
 
+  it('refuses a principal without intelligence.execute on every rubric route, reserving nothing', async () => {
+    const publisher = await createRubricChain(gateway, 'rubrics-no-scope', ['notes.publish']);
+    await expectRefusedEarly(() => draftRubric(gateway, publisher.token, rubricRequest(), randomUUID()), 403, 'insufficient_scope');
+    await expectRefusedEarly(() => callRuntime(gateway, publisher.token, 'GET', `${RUBRICS}/rubrics`), 403, 'insufficient_scope');
+    await expectRefusedEarly(() => callRuntime(gateway, publisher.token, 'GET', `${RUBRICS}/rubrics/${first.rubricId}`), 403, 'insufficient_scope');
+  });
+
   it('numbers two racing drafts of one rubric n and n+1, losing neither', async () => {
     fake.respond(() => ({ kind: 'reply', text: JSON.stringify(modelRubric('Raced')), usage: { inputTokens: 900, outputTokens: 700 } }));
     try {

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../src/db/port.ts';
+import type { RuntimeScope } from '../../src/domains/runtime/index.ts';
 import type { TestGateway } from './gateway.ts';
 import { newAccount, type TestAccount } from './oauth-flow.ts';
 import { callRuntime, runtimeToken, type RuntimeAnswer } from './runtime-gateway.ts';
@@ -20,8 +21,8 @@ export interface RubricChain {
   token: string;
 }
 
-/** Makes the chain; the principal holds intelligence.execute; the budget is 50 US dollars a month. */
-export async function createRubricChain(gateway: TestGateway, label: string): Promise<RubricChain> {
+/** Makes the chain; the principal holds `scopes` (intelligence.execute); the budget is 50 US dollars a month. */
+export async function createRubricChain(gateway: TestGateway, label: string, scopes: RuntimeScope[] = ['intelligence.execute']): Promise<RubricChain> {
   const { runtimeAdmin: admin, runtimeCredentials: credentials } = gateway.services;
   const suffix = randomUUID().slice(0, 8);
   const customer = await newAccount(gateway, `${label}-customer`);
@@ -30,7 +31,7 @@ export async function createRubricChain(gateway: TestGateway, label: string): Pr
   await admin.setOrganizationSettings(organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
   const product = await admin.createProduct(orgAdmin.accountId, organization.id, { slug: `rubrics-${label}-${suffix}`, name: `Planner ${label}`, domainPack: 'education' });
   const installation = await admin.install(customer.accountId, product.slug);
-  const principal = await credentials.createPrincipal(orgAdmin.accountId, installation.id, { name: `${label} backend`, scopes: ['intelligence.execute'] });
+  const principal = await credentials.createPrincipal(orgAdmin.accountId, installation.id, { name: `${label} backend`, scopes });
   const secret = await credentials.addClientSecret(orgAdmin.accountId, principal.id);
   const token = await runtimeToken(gateway, { principalId: principal.id, clientSecret: secret.secret });
   return { customer, organizationId: organization.id, installationId: installation.id, principalId: principal.id, token };
