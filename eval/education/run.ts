@@ -71,7 +71,8 @@ async function main(): Promise<number> {
       url: gateway.url,
       token: await evalToken(gateway.url, credentials),
       prices: model.prices,
-      ...(fake ? { expectedModel: { chat: fake.chatModel, image: fake.imageModel } } : {}),
+      // Receipts name the configured models (the model port's identity), whatever dated name a provider answers with.
+      expectedModel: { chat: model.chatModel, image: model.imageModel },
     };
     process.stderr.write(`running ${scenarios.length} scenarios ${live ? `against ${model.chatModel}` : 'against the fake model'}\n`);
     const runs: ScenarioRun[] = [];
