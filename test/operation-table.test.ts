@@ -104,7 +104,7 @@ describe('the operation table', () => {
   });
 
   it('serves on the Product Runtime exactly the capabilities the catalogue calls built, each a catalogue id', () => {
-    const served = runtimeCatalogueOf(OPERATIONS, false).built;
+    const served = runtimeCatalogueOf(OPERATIONS, { chat: false, image: false }).built;
     for (const capability of served) expect({ capability, known: isCapabilityId(capability) }).toEqual({ capability, known: true });
     expect([...served].sort()).toEqual([...BUILT_CAPABILITIES].sort());
   });

@@ -53,6 +53,8 @@ const SDK_OPERATIONS = [
   'draftRubric',
   'listRubrics',
   'getRubric',
+  'generateImage',
+  'studentGuidance',
 ];
 const HOSTED_VAULT_OPERATIONS = ['listTrash', 'applyTransaction'];
 

@@ -25,6 +25,7 @@ import { createScopesService, type ScopesService } from '../domains/scopes/index
 import { createRuntimeService, type RuntimeService } from '../domains/runtime/index.ts';
 import { createPacksService, type PacksService } from '../domains/packs/index.ts';
 import { createEducationConnectionsService, type EducationConnectionsService } from '../domains/education/index.ts';
+import { createEducationRubricsService, type EducationRubricsService } from '../domains/education/rubrics/index.ts';
 import type { MediaConfig } from '../config-media.ts';
 import type { MediaService } from '../domains/media/index.ts';
 import { createModelsService, DEFAULT_SETTLE_WINDOW_MS, type ModelPort, type ModelsService } from '../domains/models/index.ts';
@@ -97,6 +98,8 @@ export interface Services {
   media: MediaService;
   /** The model port and the intelligence ledger (docs/models.md, docs/budgets.md). */
   models: ModelsService;
+  /** Rubric drafts of product installations, proposed and versioned (docs/education.md, "Rubric drafts"). */
+  educationRubrics: EducationRubricsService;
   /**
    * Resolved credentials in memory (personal access tokens, OAuth access tokens); enabled only by a gateway that
    * listens for credential notifications.
@@ -275,6 +278,7 @@ export function createServices(
     packs,
     media,
     models,
+    educationRubrics: createEducationRubricsService(db, clock),
     educationConnections,
     credentialCaches,
     authorityCache,

@@ -7,6 +7,7 @@ import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { EducationConnectionsService } from '../../domains/education/index.ts';
 import type { MediaService } from '../../domains/media/index.ts';
 import type { ModelsService } from '../../domains/models/index.ts';
+import type { EducationRubricsService } from '../../domains/education/rubrics/index.ts';
 import type { NotesService } from '../../domains/notes/index.ts';
 import type { PacksService } from '../../domains/packs/index.ts';
 import type { ProposalsService } from '../../domains/proposals/index.ts';
@@ -44,7 +45,7 @@ export interface OperationServices {
   /** The Product Runtime's chain, scopes and shared memory (the runtime operations). */
   runtime: RuntimeService;
   /** What the Product Runtime serves here: the capabilities of its routes, and whether a model is configured. */
-  runtimeCatalogue: { built: ReadonlySet<string>; modelConfigured: boolean };
+  runtimeCatalogue: { built: ReadonlySet<string>; modelConfigured: boolean; imageModelConfigured?: boolean };
   /** Private media (docs/education.md); absent where a gateway is built without it, whose media routes answer `unavailable`. */
   media?: MediaService;
   /** Delegated Google connections (docs/education.md); absent where a gateway is built without them: `unavailable`. */
@@ -54,6 +55,8 @@ export interface OperationServices {
    * without it. Without a configured model (`available` false) the model-backed operations answer `unavailable`.
    */
   models?: ModelsService;
+  /** Rubric drafts (docs/education.md); absent where a gateway is built without them: `unavailable`. */
+  educationRubrics?: EducationRubricsService;
 }
 
 /**

@@ -7,6 +7,8 @@ import { KNOWLEDGE_READ_OPERATIONS } from './knowledge-read-operations.ts';
 import { EDUCATION_ANALYSIS_OPERATIONS } from './education-analysis-operations.ts';
 import { EDUCATION_CONNECTION_OPERATIONS } from './education-connection-operations.ts';
 import { EDUCATION_DRAFT_OPERATIONS } from './education-drafts-operations.ts';
+import { EDUCATION_GUIDANCE_OPERATIONS } from './education-guidance-operations.ts';
+import { EDUCATION_IMAGE_OPERATIONS } from './education-image-operations.ts';
 import { EDUCATION_MEDIA_OPERATIONS } from './education-media-operations.ts';
 import { EDUCATION_PROJECTION_OPERATIONS } from './education-projection-operations.ts';
 import { EDUCATION_RUBRIC_OPERATIONS } from './education-rubric-operations.ts';
@@ -67,4 +69,6 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...EDUCATION_CONNECTION_OPERATIONS,
   ...EDUCATION_DRAFT_OPERATIONS,
   ...EDUCATION_RUBRIC_OPERATIONS,
+  ...EDUCATION_IMAGE_OPERATIONS,
+  ...EDUCATION_GUIDANCE_OPERATIONS,
 ];

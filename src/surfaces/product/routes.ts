@@ -59,6 +59,9 @@ export function productRoutesOf(operations: readonly AnyOperation[]): ProductRou
  * What getCapabilities reports as served: the capabilities of the table's product routes, so that a capability is
  * available only when a route really serves it, and a model-backed one only when a model is configured.
  */
-export function runtimeCatalogueOf(operations: readonly AnyOperation[], modelConfigured: boolean): { built: ReadonlySet<string>; modelConfigured: boolean } {
-  return { built: new Set(operations.flatMap((o) => (o.product ?? []).map((b) => b.capability))), modelConfigured };
+export function runtimeCatalogueOf(
+  operations: readonly AnyOperation[],
+  model: { chat: boolean; image: boolean },
+): { built: ReadonlySet<string>; modelConfigured: boolean; imageModelConfigured: boolean } {
+  return { built: new Set(operations.flatMap((o) => (o.product ?? []).map((b) => b.capability))), modelConfigured: model.chat, imageModelConfigured: model.image };
 }

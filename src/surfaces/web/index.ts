@@ -29,6 +29,8 @@ import { intelligencePages } from './intelligence-pages.ts';
 import type { PacksService } from '../../domains/packs/index.ts';
 import type { ModelsService } from '../../domains/models/index.ts';
 import { productInstallPages } from './product-install-pages.ts';
+import { rubricPages } from './rubric-pages.ts';
+import type { EducationRubricsService } from '../../domains/education/rubrics/index.ts';
 import { runtimeAdminPages } from './runtime-admin-pages.ts';
 import { intelligenceSpendingPages } from './intelligence-spending-pages.ts';
 import { runtimePrincipalPages } from './runtime-principal-pages.ts';
@@ -93,6 +95,8 @@ export interface WebDependencies {
   packs: PacksService;
   /** The intelligence ledger, whose month and latest requests organization admins see on /account/runtime/intelligence. */
   models?: ModelsService;
+  /** Rubric drafts of the account's installations, shown and marked on /account/products/rubrics. */
+  educationRubrics?: EducationRubricsService;
 }
 
 /**
@@ -117,6 +121,7 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', productInstallPages(deps));
   app.route('/', memoryReviewPages(deps));
   app.route('/', intelligencePages(deps));
+  if (deps.educationRubrics) app.route('/', rubricPages({ ...deps, educationRubrics: deps.educationRubrics }));
   app.route('/', serveScripts([WORKSPACE_SCRIPT_ASSET, WEBMCP_ADAPTER, webmcpPolyfill()]));
   app.route('/', workspacePages(deps));
   app.route('/', notePages(deps));

@@ -139,6 +139,7 @@ function shell(page: PageContent): string {
             <li><a href="/account/vaults/remote">Remote vaults</a></li>
             <li><a href="/account/providers">Provider connections</a></li>
             <li><a href="/account/products">Products</a></li>
+            <li><a href="/account/products/rubrics">Rubric drafts</a></li>
             <li><a href="/account/intelligence">Published intelligence</a></li>
           </ul>
         </nav>

@@ -5,6 +5,7 @@ import {
   CAPABILITIES,
   CAPABILITY_IDS,
   CapabilityAvailabilitySchema,
+  NO_IMAGE_MODEL_REASON,
   NO_MODEL_REASON,
   NOT_BUILT_REASON,
   capabilityOf,
@@ -71,6 +72,8 @@ describe('availability is honest', () => {
         'education.assessment-draft',
         'education.quality-review',
         'education.rubric-draft',
+        'education.generate-image',
+        'education.student-guidance',
         'media.audio.store',
         'media.audio.read',
         'connections.manage',
@@ -83,7 +86,7 @@ describe('availability is honest', () => {
   });
 
   it('answers nothing unbuilt as available, even with a model configured', () => {
-    const list = catalogueAvailability({ built: BUILT_CAPABILITIES, modelConfigured: true });
+    const list = catalogueAvailability({ built: BUILT_CAPABILITIES, modelConfigured: true, imageModelConfigured: true });
     expect(list.map((entry) => entry.id)).toEqual(CAPABILITY_IDS);
     for (const entry of list) {
       if (BUILT_CAPABILITIES.has(entry.id)) {
@@ -111,6 +114,14 @@ describe('availability is honest', () => {
     expect(without.get('notes.list')?.availability).toBe('available');
     const withModel = byId(catalogueAvailability({ built, modelConfigured: true }));
     expect(withModel.get('education.generate')?.availability).toBe('available');
+  });
+
+  it('needs an image model besides the chat model for image generation', () => {
+    const built = new Set<string>(['education.generate-image', 'education.generate']);
+    const chatOnly = byId(catalogueAvailability({ built, modelConfigured: true, imageModelConfigured: false }));
+    expect(chatOnly.get('education.generate-image')).toMatchObject({ availability: 'unavailable', reasonCode: 'model_not_configured', reason: NO_IMAGE_MODEL_REASON });
+    expect(chatOnly.get('education.generate')?.availability).toBe('available');
+    expect(byId(catalogueAvailability({ built, modelConfigured: true, imageModelConfigured: true })).get('education.generate-image')?.availability).toBe('available');
   });
 
   it('says "not built" before "no model": a missing model is not why an unbuilt capability is missing', () => {

@@ -129,6 +129,8 @@ export const BUILT_CAPABILITIES: ReadonlySet<CapabilityId> = new Set<CapabilityI
   'education.assessment-draft',
   'education.quality-review',
   'education.rubric-draft',
+  'education.generate-image',
+  'education.student-guidance',
   'media.audio.store',
   'media.audio.read',
   'connections.manage',
@@ -142,12 +144,16 @@ export interface CapabilityFacts {
   built: ReadonlySet<string>;
   /** Whether a model is configured, for the capabilities that need one. */
   modelConfigured: boolean;
+  /** Whether the configured model can draw (KGATE_MODEL_IMAGE), for image generation; absent: no. */
+  imageModelConfigured?: boolean;
 }
 
 /** Reason shown for a capability this server does not implement yet. */
 export const NOT_BUILT_REASON = 'not available on this server yet';
 /** Reason shown for a model-backed capability on a server without a model. */
 export const NO_MODEL_REASON = 'no model is configured on this server';
+/** Reason shown for image generation on a server whose model has no image model. */
+export const NO_IMAGE_MODEL_REASON = 'no image model is configured on this server';
 
 /** Why a capability is unavailable, for clients to branch on (the reason text may change). */
 export const UnavailableReasonCodeSchema = z.enum(['not_built', 'model_not_configured']);
@@ -184,6 +190,10 @@ export function availabilityOf(capability: Capability, facts: CapabilityFacts): 
   }
   if (needsModel && !facts.modelConfigured) {
     return { id, title, family, scope, needsModel, availability: 'unavailable', reasonCode: 'model_not_configured', reason: NO_MODEL_REASON };
+  }
+  // Drawing needs an image model besides the chat model; the endpoint answers `unavailable` without one, and so does this.
+  if (id === 'education.generate-image' && !facts.imageModelConfigured) {
+    return { id, title, family, scope, needsModel, availability: 'unavailable', reasonCode: 'model_not_configured', reason: NO_IMAGE_MODEL_REASON };
   }
   return { id, title, family, scope, needsModel, availability: 'available' };
 }

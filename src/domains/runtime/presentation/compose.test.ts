@@ -61,9 +61,9 @@ describe('composePresentation', () => {
     // Onboarding intent and the domain pack are not navigation: they still name it.
     expect(composed.experience.onboarding.map((step) => step.capability)).toEqual(['education.generate-image']);
     expect(composed.domainPack?.modelBackedWorkflows).toContain('education.generate-image');
-    const entry = catalogueAvailability({ built: BUILT_CAPABILITIES, modelConfigured: true }).find((e) => e.id === 'education.generate-image');
+    const entry = catalogueAvailability({ built: new Set(), modelConfigured: true }).find((e) => e.id === 'education.generate-image');
     expect(entry).toMatchObject({ availability: 'unavailable', reason: 'not available on this server yet' });
-    const built = catalogueAvailability({ built: new Set(['education.generate-image']), modelConfigured: true }).find((e) => e.id === 'education.generate-image');
+    const built = catalogueAvailability({ built: new Set(['education.generate-image']), modelConfigured: true, imageModelConfigured: true }).find((e) => e.id === 'education.generate-image');
     expect(built?.availability).toBe('available');
   });
 

@@ -67,7 +67,7 @@ describe('the education pack (spec 1.9)', () => {
   });
 
   it('answers each of its capabilities as available exactly when this server has built it', () => {
-    const availability = new Map(catalogueAvailability({ built: BUILT_CAPABILITIES, modelConfigured: true }).map((entry) => [entry.id, entry]));
+    const availability = new Map(catalogueAvailability({ built: BUILT_CAPABILITIES, modelConfigured: true, imageModelConfigured: true }).map((entry) => [entry.id, entry]));
     for (const id of capabilitiesOf()) {
       if (BUILT_CAPABILITIES.has(id)) expect(availability.get(id)).toMatchObject({ availability: 'available' });
       else expect(availability.get(id)).toMatchObject({ availability: 'unavailable', reason: 'not available on this server yet' });

@@ -24,6 +24,7 @@ export {
   CapabilityFamilySchema,
   CapabilityIdSchema,
   NO_MODEL_REASON,
+  NO_IMAGE_MODEL_REASON,
   NOT_BUILT_REASON,
   UnavailableReasonCodeSchema,
   availabilityOf,
