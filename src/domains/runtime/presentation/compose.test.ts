@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseBrandProfile } from './brand.ts';
-import { BUILT_CAPABILITIES, catalogueAvailability } from './capabilities.ts';
+import { catalogueAvailability } from './capabilities.ts';
 import { ComposedPresentationSchema, composePresentation } from './compose.ts';
 import type { ProductPresentation } from './compose.ts';
 import { parseExperiencePack } from './experience-pack.ts';
