@@ -19,7 +19,7 @@ import {
   type EvalFacts,
 } from '../eval/education/checks/index.ts';
 import { EVAL_ENDPOINTS } from '../eval/education/endpoints.ts';
-import { scriptedUsageOf } from '../eval/education/execute.ts';
+import { envelopeOf, scriptedUsageOf } from '../eval/education/execute.ts';
 import { RELEASE_SIGNAL, buildReport, reportMarkdown } from '../eval/education/report.ts';
 import { loadScenarioFiles, parseScenario, type Scenario } from '../eval/education/scenario.ts';
 import { replyText } from '../eval/education/validate.ts';
@@ -274,5 +274,23 @@ describe('the fixtures and the report', () => {
     expect(report.totals).toMatchObject({ scenarios: 2, passed: 1, failed: 1, costMicrodollars: 5280 });
     expect(report.statement).toBe(RELEASE_SIGNAL);
     expect(reportMarkdown(report)).toContain('release-quality signal, not proof of educator acceptance');
+  });
+});
+
+describe('reading an answer', () => {
+  it('takes a JSON envelope, the done event of an NDJSON stream, and says when there is none', () => {
+    const envelope = { version: 1, kind: 'k', status: 'ok', data: { a: 1 }, receipts: [], problems: [], requestId: 'r1' };
+    expect(envelopeOf(200, JSON.stringify(envelope), false)).toEqual(envelope);
+    const stream = [
+      { type: 'ready', requestId: 'r2' },
+      { type: 'delta', text: 'Hello' },
+      { type: 'done', status: 'ok', data: { text: 'Hello' }, receipts: [{ kind: 'service.product-intelligence-usage' }], problems: [] },
+    ];
+    expect(envelopeOf(200, stream.map((e) => JSON.stringify(e)).join('\n'), true)).toMatchObject({ status: 'ok', data: { text: 'Hello' }, requestId: 'r2', receipts: [{}] });
+    const wrapped = [{ event: 'ready' }, { event: 'done', envelope }];
+    expect(envelopeOf(200, wrapped.map((e) => JSON.stringify(e)).join('\n'), true)).toMatchObject({ data: { a: 1 }, requestId: 'r1' });
+    expect(envelopeOf(200, JSON.stringify(envelope), true)).toEqual(envelope);
+    expect(envelopeOf(200, '{"type":"ready"}\n{"type":"delta","text":"x"}', true).problems[0]!.code).toBe('unreadable_answer');
+    expect(envelopeOf(502, '<html>', false)).toMatchObject({ status: 'error', problems: [{ code: 'unreadable_answer' }] });
   });
 });

@@ -57,7 +57,15 @@ function unreadable(status: number, message: string): EvalEnvelope {
   return { version: 1, kind: 'unreadable', status: 'error', data: null, receipts: [], problems: [{ code: 'unreadable_answer', message }], requestId: '' };
 }
 
-/** The envelope of a body: JSON, or the last NDJSON event carrying one (`done`), or an error envelope saying why not. */
+function kindOf(event: Record<string, unknown>): unknown {
+  return event.type ?? event.event ?? event.kind;
+}
+
+/**
+ * The envelope of a body: JSON, or for an NDJSON stream (spec 6.3: `ready`, `delta`..., `done`) the envelope its
+ * `done` (or `error`) event carries, whole under `envelope` or as the event's own status, data, receipts and problems
+ * (the request id then from that event or `ready`); else an error envelope saying why not.
+ */
 export function envelopeOf(status: number, body: string, stream: boolean): EvalEnvelope {
   try {
     if (!stream) return JSON.parse(body) as EvalEnvelope;
@@ -65,12 +73,23 @@ export function envelopeOf(status: number, body: string, stream: boolean): EvalE
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    // A stream that fails before it starts answers a plain JSON envelope; one that ran ends with `done` (or `error`).
-    if (events.length === 1 && 'version' in events[0]! && 'status' in events[0]) return events[0] as unknown as EvalEnvelope;
-    const last = events.at(-1);
-    const envelope = last?.envelope ?? last;
-    if (envelope && typeof envelope === 'object' && 'status' in envelope) return envelope as EvalEnvelope;
-    return unreadable(status, 'the stream ended without an envelope');
+    // A stream refused before it starts answers one plain JSON envelope.
+    if (events.length === 1 && 'version' in events[0]! && 'status' in events[0] && 'data' in events[0]) return events[0] as unknown as EvalEnvelope;
+    const done = events.findLast((event) => kindOf(event) === 'done' || kindOf(event) === 'error');
+    if (!done) return unreadable(status, 'the stream ended without a done event');
+    const inner = (done.envelope ?? done) as Record<string, unknown>;
+    if (typeof inner.status !== 'string' || !('data' in inner)) return unreadable(status, 'the done event carries no envelope');
+    const ready = events.find((event) => kindOf(event) === 'ready');
+    const requestId = inner.requestId ?? done.requestId ?? ready?.requestId;
+    return {
+      version: typeof inner.version === 'number' ? inner.version : 1,
+      kind: typeof inner.kind === 'string' && inner.kind !== 'done' ? inner.kind : 'stream',
+      status: inner.status as EvalEnvelope['status'],
+      data: inner.data,
+      receipts: Array.isArray(inner.receipts) ? (inner.receipts as EvalEnvelope['receipts']) : [],
+      problems: Array.isArray(inner.problems) ? (inner.problems as EvalEnvelope['problems']) : [],
+      requestId: typeof requestId === 'string' ? requestId : '',
+    };
   } catch {
     return unreadable(status, 'the answer is not JSON');
   }
