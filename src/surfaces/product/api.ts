@@ -12,6 +12,7 @@ import { productHandler, type ProductHandlerDependencies } from './handler.ts';
 import { productMediaHandler } from './media-routes.ts';
 import { productOpenApiDocument } from './openapi.ts';
 import { productRoutesOf } from './routes.ts';
+import { productStreamHandler } from './stream-routes.ts';
 import { requireRuntimeVersion } from './version.ts';
 
 /** Where the Product Runtime's runtime operations live (spec 4.7). */
@@ -56,7 +57,10 @@ export function productRuntime(deps: ProductHandlerDependencies & { operations: 
   for (const prefix of [`${PRODUCT_API_PREFIX}/*`, `${HOSTED_VAULT_PREFIX}/*`]) {
     api.use(prefix, requireRuntimeVersion(), boundedBody());
   }
-  for (const route of routes.filter((r) => !r.binding.binary)) api.on(route.binding.method, honoPath(route.binding.path), productHandler(route, deps));
+  for (const route of routes.filter((r) => !r.binding.binary)) {
+    // A route that may stream (generation) answers NDJSON when asked, else JSON like the rest (stream-routes.ts).
+    api.on(route.binding.method, honoPath(route.binding.path), route.binding.stream ? productStreamHandler(route, deps) : productHandler(route, deps));
+  }
   // Capabilities the contract names that this server does not serve yet (education, media, delegated connections):
   // an authenticated caller is told so explicitly, in an `unavailable` envelope that consumes nothing, instead of
   // an unknown route. They are not in the OpenAPI document until they really work.

@@ -1,13 +1,14 @@
 import type { Context, Handler } from 'hono';
 import { KgateError } from '../../kernel/errors.ts';
 import type { RuntimePrincipal } from '../../domains/runtime/index.ts';
+import type { AuthenticatedPrincipal } from '../../domains/tokens/index.ts';
 import type { HttpEnv } from '../http/context.ts';
-import type { Pipeline } from '../invocation/pipeline.ts';
+import type { Invocation, Pipeline } from '../invocation/pipeline.ts';
 import { PRODUCT_SURFACE } from '../invocation/surface.ts';
 import type { OperationServices, RuntimeCallContext } from '../operations/operation.ts';
 import { authenticateProduct, type ProductAuthenticators } from './auth.ts';
 import { bindProductInput, jsonBodyOf, refuseClaimedAuthority } from './bind.ts';
-import { operationReceipt, sendEnvelope, sendProblem } from './envelope.ts';
+import { operationReceipt, sendEnvelope, sendProblem, type Receipt } from './envelope.ts';
 import { pathParams, type ProductRoute } from './routes.ts';
 
 /** What a product route runs on. */
@@ -47,44 +48,75 @@ export function requireScope(principal: RuntimePrincipal, scope: string | undefi
  * Nothing before the reservation consumes anything.
  */
 export function productHandler(route: ProductRoute, deps: ProductHandlerDependencies): Handler<HttpEnv> {
+  return async (c) => {
+    const prepared = await prepareProductCall(c, route, deps);
+    const invocation = await invokeProductCall(c, route, deps, prepared);
+    return sendOutcome(c, route, invocation, prepared.call);
+  };
+}
+
+/** A product call authorized and resolved (links 1 to 12), ready for the pipeline. */
+export interface PreparedProductCall {
+  principal: AuthenticatedPrincipal;
+  call: RuntimeCallContext;
+  body: Record<string, unknown> | undefined;
+}
+
+/** The steps of the chain before the pipeline: nothing here consumes anything (see productHandler). */
+export async function prepareProductCall(c: Context<HttpEnv>, route: ProductRoute, deps: ProductHandlerDependencies): Promise<PreparedProductCall> {
   const { binding, operation } = route;
   // A route that names a workspace but no vault (getWorkspace) checks link 10 itself, before the reservation too.
   const workspaceOnly = !binding.vault && pathParams(binding.path).includes('workspaceId');
-  return async (c) => {
-    const principal = await authenticateProduct(deps, c.req.header('authorization'));
-    c.set('principal', principal);
-    const runtime = principal.runtime!;
-    const body = binding.method === 'POST' ? jsonBodyOf(c) : undefined;
-    refuseClaimedAuthority(c, body);
-    const applies = operation.idempotency === 'always' || (operation.idempotency === 'when-applying' && body?.dryRun === false);
-    requireScope(runtime, binding.needs);
-    if (applies) requireScope(runtime, binding.applyNeeds);
-    const access = applies && binding.applyNeeds ? 'publish' : 'read';
-    const call: RuntimeCallContext = { principal: runtime, requestId: c.get('requestId') ?? '', signal: clientSignalOf(c), receipts: [] };
-    if (binding.vault) call.vault = await deps.runtime.resolveVault(runtime, c.req.param('workspaceId') ?? '', c.req.param('vaultId') ?? '', access);
-    else if (workspaceOnly) await deps.runtime.requireWorkspace(runtime, c.req.param('workspaceId') ?? '');
-    if (binding.scope) {
-      call.scope = await deps.runtime.resolveScope(runtime, c.req.param('scopeId') ?? '', access);
-      call.vault = call.scope.vault;
+  const principal = await authenticateProduct(deps, c.req.header('authorization'));
+  c.set('principal', principal);
+  const runtime = principal.runtime!;
+  const body = binding.method === 'POST' ? jsonBodyOf(c) : undefined;
+  refuseClaimedAuthority(c, body);
+  const applies = operation.idempotency === 'always' || (operation.idempotency === 'when-applying' && body?.dryRun === false);
+  requireScope(runtime, binding.needs);
+  if (applies) requireScope(runtime, binding.applyNeeds);
+  const access = applies && binding.applyNeeds ? 'publish' : 'read';
+  const call: RuntimeCallContext = { principal: runtime, requestId: c.get('requestId') ?? '', signal: clientSignalOf(c), receipts: [] };
+  if (binding.vault) call.vault = await deps.runtime.resolveVault(runtime, c.req.param('workspaceId') ?? '', c.req.param('vaultId') ?? '', access);
+  else if (workspaceOnly) await deps.runtime.requireWorkspace(runtime, c.req.param('workspaceId') ?? '');
+  if (binding.scope) {
+    call.scope = await deps.runtime.resolveScope(runtime, c.req.param('scopeId') ?? '', access);
+    call.vault = call.scope.vault;
+  }
+  return { principal, call, body };
+}
+
+/** Link 13 on: the pipeline reserves the operation, validates the input and runs it with the prepared call. */
+export function invokeProductCall(c: Context<HttpEnv>, route: ProductRoute, deps: ProductHandlerDependencies, prepared: PreparedProductCall): Promise<Invocation> {
+  const { binding, operation } = route;
+  const { call } = prepared;
+  return deps.pipeline.invoke({
+    surface: PRODUCT_SURFACE,
+    principal: prepared.principal,
+    operation,
+    readInput: () => bindProductInput(c, route, prepared.body, binding.vault ? call.vault!.mappingId : undefined),
+    idempotencyKey: { value: c.req.header('idempotency-key'), required: false },
+    runtime: call,
+  });
+}
+
+/** The receipts of an outcome: the operation receipt, then what the operation added (usage, safety). */
+export function outcomeReceipts(c: Context<HttpEnv>, invocation: Invocation, call: RuntimeCallContext): Receipt[] {
+  return [...(invocation.runtimeReservation ? [operationReceipt(c.get('requestId') ?? '', invocation.runtimeReservation)] : []), ...(call.receipts ?? [])];
+}
+
+/** An outcome as its V1 envelope on the wire. */
+export function sendOutcome(c: Context<HttpEnv>, route: ProductRoute, invocation: Invocation, call: RuntimeCallContext): Response {
+  const { binding } = route;
+  const receipts = outcomeReceipts(c, invocation, call);
+  if (invocation.replayed) c.header('Idempotent-Replayed', 'true');
+  if (!invocation.ok) {
+    const { error } = invocation;
+    // A capability that is not here is an answer, not a failure (DESIGN.md principle 4).
+    if (error.code === 'unavailable') {
+      return sendEnvelope(c, { kind: binding.kind, status: 'unavailable', data: null, receipts, problems: [{ code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }] });
     }
-    const invocation = await deps.pipeline.invoke({
-      surface: PRODUCT_SURFACE,
-      principal,
-      operation,
-      readInput: () => bindProductInput(c, route, body, binding.vault ? call.vault!.mappingId : undefined),
-      idempotencyKey: { value: c.req.header('idempotency-key'), required: false },
-      runtime: call,
-    });
-    const receipts = [...(invocation.runtimeReservation ? [operationReceipt(c.get('requestId') ?? '', invocation.runtimeReservation)] : []), ...call.receipts!];
-    if (invocation.replayed) c.header('Idempotent-Replayed', 'true');
-    if (!invocation.ok) {
-      const { error } = invocation;
-      // A capability that is not here is an answer, not a failure (DESIGN.md principle 4).
-      if (error.code === 'unavailable') {
-        return sendEnvelope(c, { kind: binding.kind, status: 'unavailable', data: null, receipts, problems: [{ code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) }] });
-      }
-      return sendProblem(c, error, receipts);
-    }
-    return sendEnvelope(c, { kind: binding.kind, status: 'ok', data: invocation.output, receipts, problems: [] });
-  };
+    return sendProblem(c, error, receipts);
+  }
+  return sendEnvelope(c, { kind: binding.kind, status: 'ok', data: invocation.output, receipts, problems: [] });
 }
