@@ -55,6 +55,7 @@ const SDK_OPERATIONS = [
   'getRubric',
   'generateImage',
   'studentGuidance',
+  'generateEducationContent',
 ];
 const HOSTED_VAULT_OPERATIONS = ['listTrash', 'applyTransaction'];
 

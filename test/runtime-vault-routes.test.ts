@@ -73,13 +73,16 @@ describe('Product Runtime hosted vault routes', () => {
     expect(byId.get('education.generate')).toBe('unavailable');
   });
 
-  it('answers the capabilities the contract names but this server does not serve yet as unavailable, consuming nothing', async () => {
+  it('refuses a model-backed route to a token without intelligence.execute, and answers an unknown path not_found, consuming nothing', async () => {
     const before = await callRuntime<{ capabilities: unknown[] }>(gateway, token, 'GET', '/api/product/v1/capabilities');
     const used = before.body.receipts[0]!.used as number;
-    const projection = await callRuntime(gateway, token, 'POST', '/api/product/v1/intelligence/education/generate', { json: {} });
-    expect(projection.status).toBe(200);
-    expect(projection.body).toMatchObject({ version: 1, status: 'unavailable', data: null, receipts: [], problems: [{ code: 'unavailable' }] });
-    const anonymous = await callRuntime(gateway, null, 'GET', '/api/product/v1/intelligence/education/rubric-draft');
+    const generate = await callRuntime(gateway, token, 'POST', '/api/product/v1/intelligence/education/generate', { json: {}, headers: { 'Idempotency-Key': 'k-1' } });
+    expect(generate.status).toBe(403);
+    expect(generate.body).toMatchObject({ version: 1, status: 'error', data: null, receipts: [], problems: [{ code: 'insufficient_scope', details: { scope: 'intelligence.execute' } }] });
+    const unknown = await callRuntime(gateway, token, 'POST', '/api/product/v1/intelligence/education/teleport', { json: {} });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ version: 1, status: 'error', problems: [{ code: 'not_found' }] });
+    const anonymous = await callRuntime(gateway, null, 'POST', '/api/product/v1/intelligence/education/rubric-draft', { json: {} });
     expect(anonymous.status).toBe(401);
     const after = await callRuntime<{ capabilities: unknown[] }>(gateway, token, 'GET', '/api/product/v1/capabilities');
     expect(after.body.receipts[0]!.used).toBe(used + 1);

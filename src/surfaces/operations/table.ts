@@ -7,6 +7,7 @@ import { KNOWLEDGE_READ_OPERATIONS } from './knowledge-read-operations.ts';
 import { EDUCATION_ANALYSIS_OPERATIONS } from './education-analysis-operations.ts';
 import { EDUCATION_CONNECTION_OPERATIONS } from './education-connection-operations.ts';
 import { EDUCATION_DRAFT_OPERATIONS } from './education-drafts-operations.ts';
+import { EDUCATION_GENERATE_OPERATIONS } from './education-generate-operations.ts';
 import { EDUCATION_GUIDANCE_OPERATIONS } from './education-guidance-operations.ts';
 import { EDUCATION_IMAGE_OPERATIONS } from './education-image-operations.ts';
 import { EDUCATION_MEDIA_OPERATIONS } from './education-media-operations.ts';
@@ -67,6 +68,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...EDUCATION_ANALYSIS_OPERATIONS,
   ...EDUCATION_MEDIA_OPERATIONS,
   ...EDUCATION_CONNECTION_OPERATIONS,
+  ...EDUCATION_GENERATE_OPERATIONS,
   ...EDUCATION_DRAFT_OPERATIONS,
   ...EDUCATION_RUBRIC_OPERATIONS,
   ...EDUCATION_IMAGE_OPERATIONS,

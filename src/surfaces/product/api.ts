@@ -20,9 +20,6 @@ export const PRODUCT_API_PREFIX = '/api/product/v1';
 /** Where its hosted vault routes live (spec 4.7). */
 export const HOSTED_VAULT_PREFIX = '/workspaces';
 
-/** Families of the contract (spec 4.7) that later work builds; until then they answer `unavailable`. */
-const UNAVAILABLE_PREFIXES = ['/intelligence', '/connections'] as const;
-
 /** Reads the body's bytes, bounded, before anything else (as the Developer REST API does, and for the same reasons). */
 function boundedBody(): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
@@ -61,21 +58,8 @@ export function productRuntime(deps: ProductHandlerDependencies & { operations: 
     // A route that may stream (generation) answers NDJSON when asked, else JSON like the rest (stream-routes.ts).
     api.on(route.binding.method, honoPath(route.binding.path), route.binding.stream ? productStreamHandler(route, deps) : productHandler(route, deps));
   }
-  // Capabilities the contract names that this server does not serve yet (education, media, delegated connections):
-  // an authenticated caller is told so explicitly, in an `unavailable` envelope that consumes nothing, instead of
-  // an unknown route. They are not in the OpenAPI document until they really work.
-  for (const prefix of UNAVAILABLE_PREFIXES) {
-    api.all(`${PRODUCT_API_PREFIX}${prefix}/*`, async (c) => {
-      await authenticateProduct(deps, c.req.header('authorization'));
-      return sendEnvelope(c, {
-        kind: 'service.unavailable',
-        status: 'unavailable',
-        data: null,
-        receipts: [],
-        problems: [{ code: 'unavailable', message: 'This capability is not available on this server yet; getCapabilities lists what is.', details: { capability: `${prefix.slice(1)}` } }],
-      });
-    });
-  }
+  // Every family of the contract is served (a model-backed route without a model answers its own `unavailable`
+  // envelope); any other path is not found.
   for (const prefix of [`${PRODUCT_API_PREFIX}/*`, `${HOSTED_VAULT_PREFIX}/*`]) {
     api.all(prefix, (c) => sendProblem(c, new KgateError('not_found', `No Product Runtime route for ${c.req.method} ${c.req.path}.`)));
   }

@@ -68,6 +68,7 @@ describe('availability is honest', () => {
         'education.projection',
         'education.artifacts.recommend',
         'education.standards.crosswalk',
+        'education.generate',
         'education.practice-review',
         'education.assessment-draft',
         'education.quality-review',

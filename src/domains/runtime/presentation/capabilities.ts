@@ -125,6 +125,7 @@ export const BUILT_CAPABILITIES: ReadonlySet<CapabilityId> = new Set<CapabilityI
   'education.projection',
   'education.artifacts.recommend',
   'education.standards.crosswalk',
+  'education.generate',
   'education.practice-review',
   'education.assessment-draft',
   'education.quality-review',
