@@ -4,7 +4,7 @@
  * is bounded), so the SDK types them as JSON objects and names the few fields it relies on; the server's OpenAPI
  * document (`/api/product/v1/openapi.json`) gives each schema in full.
  */
-import type { EducationSafetyReceipt, IntelligenceUsageReceipt, RuntimeReceipt } from './envelope.js';
+import type { EducationSafetyReceipt, IntelligenceUsageReceipt, RuntimeEnvelope, RuntimeReceipt } from './envelope.js';
 
 /** A JSON object as the server's schema for the operation describes it. */
 export type EducationJson = Record<string, unknown>;
@@ -70,6 +70,33 @@ export interface EducationImage extends EducationProposal {
 export type StudentGuidanceInput = EducationJson;
 /** `service.education-student-guidance`: one kind of guidance; `withheld: true` when a fixed safe text replaced the model's. */
 export type StudentGuidance = EducationJson;
+
+/**
+ * One event of a streamed generation (spec 6.3), in order: one `ready` once the call was admitted and its cost
+ * reserved, `delta`s of text as the model writes, then one `done` with the V1 envelope a JSON call would have
+ * answered (its data, problems and receipts). A call refused before its stream started is one `done` event.
+ */
+export type GenerationStreamEvent<K extends string, D> =
+  | { type: 'ready'; requestId?: string; [fact: string]: unknown }
+  | { type: 'delta'; text: string }
+  | { type: 'done'; envelope: RuntimeEnvelope<K, D> };
+
+/**
+ * generateEducationContent: a workflow intent (lesson-plan, weekly-plan, activity, adaptation, reteach,
+ * family-communication, substitute-plan), the course, authorized standards, explicitly selected sources (the only ones
+ * the draft may cite), the teacher's request, an optional education context packet, output options.
+ */
+export type GenerationInput = EducationJson;
+/** `service.education-generation`: a proposed teacher-facing Markdown draft and what it cites. */
+export interface EducationGeneration extends EducationProposal {
+  status: 'proposed';
+  intent: string;
+  locale: string;
+  format: 'markdown';
+  text: string;
+  citations: { standards: string[]; sources: string[] };
+  review: string;
+}
 
 /** The usage receipt of a metered answer (also on a billable failure), or undefined (a refusal reserved nothing). */
 export function usageReceiptOf(envelope: { receipts: RuntimeReceipt[] }): IntelligenceUsageReceipt | undefined {

@@ -6,14 +6,17 @@
  * options it cannot work with.
  */
 import { randomUUID, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { RUNTIME_CONTRACT_VERSION, isRuntimeEnvelope, type RuntimeEnvelope } from './envelope.js';
+import { RUNTIME_CONTRACT_VERSION, isRuntimeEnvelope, type ErrorEnvelope, type RuntimeEnvelope } from './envelope.js';
+import type { GenerationStreamEvent } from './education-data.js';
 import { RuntimeTransportError } from './errors.js';
 import { errorEnvelope, problem, unavailableEnvelope } from './make-envelope.js';
 import { assertionKey, type AssertionAlgorithm } from './hosted/client-assertion.js';
 import { TokenSource, type ClientAuthentication } from './hosted/token-source.js';
+import { ndjsonValues } from './hosted/ndjson.js';
+import { streamEventOf } from './hosted/stream-events.js';
 import { exchange, sleepFor, type HttpAnswer, type TransportSettings } from './hosted/transport.js';
 import type { RuntimeScope } from './runtime-data.js';
-import type { CallOptions, ProductRuntime, VaultRef } from './runtime.js';
+import type { CallOptions, ProductRuntime, StreamCallOptions, VaultRef } from './runtime.js';
 
 /** Client authentication at the token endpoint: a client secret (`kgcs_…`), or a registered private key. */
 export type HostedCredentials =
@@ -54,6 +57,12 @@ export interface HostedRuntimeOptions {
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const NDJSON = 'application/x-ndjson';
+
+/** Whether an answer is the NDJSON stream asked for (a refusal before the stream is a JSON envelope). */
+function isNdjson(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === NDJSON;
+}
 
 function numberOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -148,12 +157,14 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
     );
   }
 
-  async function call<K extends string, D>(kind: K, spec: RuntimeCall, callOptions?: CallOptions): Promise<RuntimeEnvelope<K, D>> {
+  /**
+   * Sends a call with a token (a new one once if the server answers 401), retried by the transport's rules: the
+   * server's answer, or the token endpoint's refusal as an error envelope. `stream`: asks for NDJSON, and an NDJSON
+   * answer comes back unread.
+   */
+  async function send(spec: RuntimeCall, callOptions: CallOptions | undefined, idempotencyKey: string | undefined, stream = false): Promise<HttpAnswer | ErrorEnvelope> {
     const url = new URL(`${base}${spec.path}`);
     for (const [name, value] of Object.entries(spec.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    // One key per call, reused by its retries and by its re-send after a token refresh: the server replays, never
-    // applies twice nor calls the model twice.
-    const idempotencyKey = spec.applies || spec.metered ? (callOptions?.idempotencyKey ?? randomUUID()) : undefined;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     for (let refreshed = false; ; refreshed = true) {
       const token = await tokens.token();
@@ -161,7 +172,7 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
       const headers: Record<string, string> = {
         authorization: `Bearer ${token}`,
         'x-service-runtime-version': String(RUNTIME_CONTRACT_VERSION),
-        accept: 'application/json',
+        accept: stream ? `${NDJSON}, application/json` : 'application/json',
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
         ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}),
         ...(spec.scopeId !== undefined ? { 'x-service-context-scope': spec.scopeId } : {}),
@@ -170,6 +181,7 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
         spec.metered ? meteredSettings : settings,
         () => ({ url: url.href, method: spec.method, headers, ...(body !== undefined ? { body } : {}) }),
         callOptions?.signal,
+        stream ? isNdjson : undefined,
       ).catch((error: unknown) => {
         throw error instanceof RuntimeTransportError ? error.withKey(idempotencyKey) : error;
       });
@@ -177,8 +189,49 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
         tokens.drop(token);
         continue;
       }
-      return envelopeOf<K, D>(kind, spec, answer);
+      return answer;
     }
+  }
+
+  async function call<K extends string, D>(kind: K, spec: RuntimeCall, callOptions?: CallOptions): Promise<RuntimeEnvelope<K, D>> {
+    // One key per call, reused by its retries and by its re-send after a token refresh: the server replays, never
+    // applies twice nor calls the model twice.
+    const idempotencyKey = spec.applies || spec.metered ? (callOptions?.idempotencyKey ?? randomUUID()) : undefined;
+    const answer = await send(spec, callOptions, idempotencyKey);
+    return 'version' in answer ? answer : envelopeOf<K, D>(kind, spec, answer);
+  }
+
+  /**
+   * A metered call answered as a stream of events (spec 6.3): `ready`, `delta`s, then `done` with the envelope. An
+   * answer that is not a stream (a refusal before the stream started, `unavailable`, a replay answered as JSON) is one
+   * `done` event. Nothing is sent until the iteration starts; stopping it early (or the signal) closes the connection.
+   */
+  async function* streamCall<K extends string, D>(kind: K, spec: RuntimeCall, callOptions?: StreamCallOptions): AsyncGenerator<GenerationStreamEvent<K, D>, void, undefined> {
+    const idempotencyKey = callOptions?.idempotencyKey ?? randomUUID();
+    const maxLineBytes = numberOption('maxLineBytes', callOptions?.maxLineBytes, 1024 * 1024, 1024, settings.maxResponseBytes);
+    const answer = await send(spec, callOptions, idempotencyKey, true);
+    if ('version' in answer) {
+      yield { type: 'done', envelope: answer };
+      return;
+    }
+    if (!answer.stream) {
+      yield { type: 'done', envelope: envelopeOf<K, D>(kind, spec, answer) };
+      return;
+    }
+    const { body, timeout, attempts, path } = answer.stream;
+    const interrupted = (why: string) => new RuntimeTransportError('stream_interrupted', `The stream of ${path} ${why}.`, { attempts, path, idempotencyKey });
+    try {
+      for await (const value of ndjsonValues({ body, maxLineBytes, path, attempts, signal: callOptions?.signal, timeout })) {
+        const event = streamEventOf<K, D>(value);
+        if (!event) throw interrupted('sent a line that is not one of its events');
+        yield event;
+        // What follows `done` is not read: returning cancels the rest.
+        if (event.type === 'done') return;
+      }
+    } catch (error) {
+      throw error instanceof RuntimeTransportError ? error.withKey(idempotencyKey) : error;
+    }
+    throw interrupted('ended without its done event');
   }
 
   const id = encodeURIComponent;
@@ -232,6 +285,9 @@ export function createHostedRuntime(options: HostedRuntimeOptions): ProductRunti
       ),
     projectEducation: (input, o) =>
       call('service.education-projection', { operation: 'projectEducation', method: 'POST', path: `${v1}/intelligence/education/projection`, body: input, namesNoResource: true }, o),
+    generateEducationContent: (input, o) => metered('service.education-generation', 'generateEducationContent', 'generate', input, o),
+    streamEducationContent: (input, o) =>
+      streamCall('service.education-generation', { operation: 'streamEducationContent', method: 'POST', path: `${education}/generate`, body: input, metered: true, namesNoResource: true }, o),
     reviewPractice: (input, o) => metered('service.education-practice-review', 'reviewPractice', 'practice-review', input, o),
     draftAssessment: (input, o) => metered('service.education-assessment-draft', 'draftAssessment', 'assessment-draft', input, o),
     reviewQuality: (input, o) => metered('service.education-quality-review', 'reviewQuality', 'quality-review', input, o),

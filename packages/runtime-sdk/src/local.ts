@@ -35,6 +35,11 @@ function hostedOnly<K extends string>(kind: K, operation: string): UnavailableEn
   );
 }
 
+/** A stream of one event (the local adapter's answer to a streamed operation it does not have). */
+async function* onlyEvent<T>(event: T): AsyncGenerator<T, void, undefined> {
+  yield await Promise.resolve(event);
+}
+
 /** Creates the local adapter over `root`. Throws a TypeError for options it does not take (such as `fetch`). */
 export function createLocalRuntime(options: LocalRuntimeOptions): ProductRuntime {
   if (typeof options?.root !== 'string' || options.root === '') throw new TypeError('createLocalRuntime needs { root }: the workspace folder.');
@@ -136,6 +141,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): ProductRuntime
     getScopeMemory: () => Promise.resolve(hostedOnly('service.scope-memory', 'getScopeMemory')),
     createSharedMemoryCandidate: () => Promise.resolve(hostedOnly('service.memory-candidate', 'createSharedMemoryCandidate')),
     projectEducation: () => Promise.resolve(hostedOnly('service.education-projection', 'projectEducation')),
+    generateEducationContent: () => Promise.resolve(hostedOnly('service.education-generation', 'generateEducationContent')),
+    streamEducationContent: () => onlyEvent({ type: 'done' as const, envelope: hostedOnly('service.education-generation', 'streamEducationContent') }),
     reviewPractice: () => Promise.resolve(hostedOnly('service.education-practice-review', 'reviewPractice')),
     draftAssessment: () => Promise.resolve(hostedOnly('service.education-assessment-draft', 'draftAssessment')),
     reviewQuality: () => Promise.resolve(hostedOnly('service.education-quality-review', 'reviewQuality')),

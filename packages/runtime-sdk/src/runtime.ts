@@ -31,7 +31,10 @@ import type {
 import type {
   AssessmentDraft,
   AssessmentDraftInput,
+  EducationGeneration,
   EducationImage,
+  GenerationInput,
+  GenerationStreamEvent,
   ImageInput,
   ListRubricsParams,
   PracticeReview,
@@ -68,6 +71,12 @@ export interface CallOptions {
    * RuntimeTransportError names the key it sent (`idempotencyKey`).
    */
   idempotencyKey?: string;
+}
+
+/** Per-call options of a streamed call. */
+export interface StreamCallOptions extends CallOptions {
+  /** The longest line of the stream accepted, in bytes (RuntimeTransportError `response_too_large` beyond). Default 1 MiB. */
+  maxLineBytes?: number;
 }
 
 /** listNotes: one page of the inventory. */
@@ -185,6 +194,25 @@ export interface ProductRuntime {
   // key with another request is `idempotency_key_reused`. Hosted only; without a configured model the server answers
   // `unavailable`.
 
+  /** A proposed teacher-facing Markdown draft for one workflow, as one JSON answer (`education-generate`). */
+  generateEducationContent(
+    input: GenerationInput,
+    options?: CallOptions,
+  ): Promise<RuntimeEnvelope<'service.education-generation', EducationGeneration>>;
+  /**
+   * The same generation as a stream (`Accept: application/x-ndjson`, spec 6.3): `ready`, then `delta`s of text as the
+   * model writes, then `done` carrying the envelope generateEducationContent would have answered. A call refused
+   * before its stream started (scope, budget, validation, a replayed failure) is one `done` event with that envelope.
+   * Nothing is sent until you iterate; breaking out of the loop, or aborting `signal`, closes the connection, which
+   * cancels the model request on the server (then charged as a billable failure if the model had accepted it). A
+   * retry with the same key replays a settled draft (`ready` with `replayed: true`, the whole text as one delta,
+   * `done`) without a second model call. Throws RuntimeTransportError (`aborted`, `stream_interrupted`, …) with the
+   * call's `idempotencyKey`. Each line is bounded (`maxLineBytes`). The local adapter yields one `unavailable` done.
+   */
+  streamEducationContent(
+    input: GenerationInput,
+    options?: StreamCallOptions,
+  ): AsyncIterable<GenerationStreamEvent<'service.education-generation', EducationGeneration>>;
   /** Practice proposals for two to five review sessions from aggregate evidence (`education-practice-review`). */
   reviewPractice(input: PracticeReviewInput, options?: CallOptions): Promise<RuntimeEnvelope<'service.education-practice-review', PracticeReview>>;
   /** A structured assessment draft, kept as proposed (`education-assessment-draft`). */

@@ -37,7 +37,7 @@ export interface HttpAnswer {
   headers: Headers;
   json: unknown;
   /** A streamed answer's body, unread: the caller reads it (and cancels it when done). */
-  stream?: ReadableStream<Uint8Array>;
+  stream?: { body: ReadableStream<Uint8Array>; timeout: AbortSignal; attempts: number; path: string };
 }
 
 /** Sleeps `ms` milliseconds. */
@@ -140,7 +140,7 @@ export async function exchange(
     }
     let delay: number | undefined;
     if (response?.status === 200 && response.body && streamed?.(response)) {
-      return { status: 200, headers: response.headers, json: undefined, stream: response.body as ReadableStream<Uint8Array> };
+      return { status: 200, headers: response.headers, json: undefined, stream: { body: response.body as ReadableStream<Uint8Array>, timeout, attempts, path } };
     }
     if (response) {
       const text = await readBounded(response, settings.maxResponseBytes, path, attempts);
