@@ -52,10 +52,10 @@ export function wantsNdjson(accept: string | undefined): boolean {
 }
 
 /**
- * A bounded queue of NDJSON lines as a web stream: `write` enqueues one event and, when the queue is full, resolves
+ * A bounded queue of NDJSON lines as a web stream (exported for its test): `write` enqueues one event and, when the queue is full, resolves
  * only once the client has read enough (or has gone away, when writing no longer matters).
  */
-class NdjsonChannel {
+export class NdjsonChannel {
   readonly body: ReadableStream<Uint8Array>;
   readonly cancelled = new AbortController();
   private controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -163,10 +163,10 @@ export function productStreamHandler(route: ProductRoute, deps: ProductHandlerDe
         void channel.write({ ...facts, type: 'ready', requestId: c.get('requestId') ?? '' });
         markReady();
       },
-      // Returns the channel's promise (typed void by GenerationSink): the operation awaits it for backpressure.
+      // The channel's promise: the operation awaits it, for backpressure.
       delta(text) {
         if (!started || text === '') return;
-        return channel.write({ type: 'delta', text }) as unknown as void;
+        return channel.write({ type: 'delta', text });
       },
     };
     call.stream = sink;
