@@ -94,7 +94,8 @@ export interface RuntimeCallContext {
  */
 export interface GenerationSink {
   ready(facts: Readonly<Record<string, unknown>>): void;
-  delta(text: string): void;
+  /** Resolves once the client has room for more (a slow reader slows the model's stream instead of filling memory). */
+  delta(text: string): void | Promise<void>;
 }
 
 /** Everything an operation runs with besides its input; built by the invocation pipeline, never by a surface. */
