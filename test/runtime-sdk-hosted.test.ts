@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EDUCATION_GENERATE_OPERATIONS } from '../src/surfaces/operations/education-generate-operations.ts';
 import { EDUCATION_GUIDANCE_OPERATIONS } from '../src/surfaces/operations/education-guidance-operations.ts';
 import { EDUCATION_IMAGE_OPERATIONS } from '../src/surfaces/operations/education-image-operations.ts';
 import { OPERATIONS } from '../src/surfaces/operations/table.ts';
@@ -27,8 +28,11 @@ const run = promisify(execFile);
 const SDK = fileURLToPath(new URL('../packages/runtime-sdk/', import.meta.url));
 const TSC = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
 
-/** kgate's table with the image and guidance operations (once the lead wires them into the table, it holds them). */
-const operations = [...OPERATIONS, ...[...EDUCATION_IMAGE_OPERATIONS, ...EDUCATION_GUIDANCE_OPERATIONS].filter((op) => !OPERATIONS.some((known) => known.id === op.id))];
+/** kgate's table with the generation, image and guidance operations (once the lead wires them into the table, it holds them). */
+const operations = [
+  ...OPERATIONS,
+  ...[...EDUCATION_GENERATE_OPERATIONS, ...EDUCATION_IMAGE_OPERATIONS, ...EDUCATION_GUIDANCE_OPERATIONS].filter((op) => !OPERATIONS.some((known) => known.id === op.id)),
+];
 
 let gateway: TestGateway;
 let fake: ModelFake;
@@ -211,7 +215,25 @@ describe('the packed runtime SDK against a gateway', () => {
       guidance: 'hint',
       learnerMessage: 'I do not know what it is called.',
     };
+    const generate = {
+      intent: 'weekly-plan',
+      course: { title: 'Grade 6 Mathematics', subject: 'mathematics', gradeBand: '6-8' },
+      standards: [
+        { code: '6.RP.A.1', statement: 'Understand the concept of a ratio and use ratio language to describe a ratio relationship between two quantities.' },
+        { code: '6.RP.A.2', statement: 'Understand the concept of a unit rate associated with a ratio.' },
+      ],
+      sources: [{ id: 'unit2-reading', title: 'Unit 2 reading', excerpt: 'A ratio compares two quantities.' }],
+      request: 'Plan the week with a check for understanding every day.',
+    };
+    const draft =
+      '# Draft weekly plan: ratios (for your review)\n\n' +
+      'Aligned to 6.RP.A.1 and 6.RP.A.2, from [source: unit2-reading].\n\n' +
+      '## Monday\n- Activity: sort objects and write ratios.\n- Check for understanding: exit ticket.\n\n' +
+      'This is a draft for you, the teacher, to review and adapt before use.';
     const requests = {
+      generate,
+      generateStream: { ...generate, request: 'Plan the week, streamed.' },
+      generateAbort: { ...generate, request: 'Plan the week; the product stops reading partway.' },
       practice: fixture('practice-request'),
       assessment: fixture('assessment-request'),
       quality: fixture('quality-request'),
@@ -219,7 +241,7 @@ describe('the packed runtime SDK against a gateway', () => {
       image: { context: 'teach', brief },
       guidance,
     };
-    const keys = { practice: randomUUID(), quality: randomUUID() };
+    const keys = { practice: randomUUID(), quality: randomUUID(), stream: randomUUID(), abort: randomUUID() };
     // Each operation's valid answer, chosen by our fixed system message; the first quality request is refused before
     // any work (model_unavailable), which the SDK retries with the same key.
     let qualityRequests = 0;
@@ -233,7 +255,13 @@ describe('the packed runtime SDK against a gateway', () => {
     ];
     fake.respond((request) => {
       if (request.path.endsWith('/images/generations')) return { kind: 'image', bytes: FAKE_IMAGE_BYTES.png };
-      const system = (request.body as { messages?: Array<{ content?: string }> } | null)?.messages?.[0]?.content ?? '';
+      const messages = (request.body as { messages?: Array<{ content?: string }> } | null)?.messages ?? [];
+      const system = messages[0]?.content ?? '';
+      if (system.includes('You draft classroom material')) {
+        // The role chunk and one piece of text, then nothing until kgate aborts the request.
+        if (messages[1]?.content?.includes('stops reading partway')) return { kind: 'stall', afterChunks: 2 };
+        return { kind: 'reply', text: draft, usage: { inputTokens: 1200, outputTokens: 800 }, chunks: 4 };
+      }
       const answer = answers.find(([words]) => system.includes(words));
       return answer ? answer[1]() : { kind: 'fail', status: 400, message: 'no scripted answer' };
     });
@@ -247,7 +275,8 @@ describe('the packed runtime SDK against a gateway', () => {
     expect(stdout).not.toContain(educationClient.secret);
     expect(stdout).not.toContain(fake.apiKey);
     const statuses = Object.entries(steps).map(([name, step]) => `${name}: ${step?.status} ${step?.problems?.[0]?.code ?? ''}`);
-    expect(fake.requests.length - sentBefore, statuses.join('\n')).toBe(8);
+    // Eight for the drafts, image and guidance; three generations (the replay calls none).
+    expect(fake.requests.length - sentBefore, statuses.join('\n')).toBe(11);
 
     const usage = (meteredKind: string, replayed = false): unknown =>
       expect.objectContaining({ kind: 'service.product-intelligence-usage', meteredKind, outcome: 'settled', replayed, costMicrodollars: expect.any(Number) });
@@ -278,5 +307,40 @@ describe('the packed runtime SDK against a gateway', () => {
     expect(steps.guidance!.data).toMatchObject({ guidance: 'hint', withheld: false });
     expect(steps.guidance!.receipts[2]).toMatchObject({ kind: 'service.education-safety', withheld: false, delivered: 'model' });
     expect(steps.guidanceSafety).toEqual(steps.guidance!.receipts[2]);
+
+    metered(steps.generate, 'service.education-generation', 'education-generate');
+    expect(steps.generate!.data).toMatchObject({ status: 'proposed', format: 'markdown', text: draft, citations: { sources: ['unit2-reading'] } });
+    // The stream: ready, the deltas in order (together the draft), and done with the envelope and its receipts.
+    const streamed = steps.stream as unknown as Json[];
+    expect(streamed[0]).toMatchObject({ type: 'ready', requestId: expect.any(String), meteredKind: 'education-generate', replayed: false });
+    expect(streamed.at(-1)!.type).toBe('done');
+    const deltas = streamed.slice(1, -1);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.every((event) => event.type === 'delta')).toBe(true);
+    expect(deltas.map((event) => event.text).join('')).toBe(draft);
+    const done = streamed.at(-1)!.envelope as Step;
+    metered(done, 'service.education-generation', 'education-generate');
+    expect(done.data).toMatchObject({ text: draft, status: 'proposed' });
+    // The same key again: the stored draft as one delta, the first call's receipt marked replayed, no model call.
+    const replay = steps.streamReplay as unknown as Json[];
+    expect(replay.map((event) => event.type)).toEqual(['ready', 'delta', 'done']);
+    expect(replay[0]).toMatchObject({ replayed: true });
+    expect(replay[1]).toEqual({ type: 'delta', text: draft });
+    expect((replay[2]!.envelope as Step).receipts[1]).toEqual({ ...done.receipts[1], replayed: true });
+
+    // Aborted partway: the SDK threw `aborted` with the key, and kgate aborted the model request.
+    expect(steps.abort).toEqual({ seen: ['ready', 'delta'], error: { name: 'RuntimeTransportError', reason: 'aborted', idempotencyKey: keys.abort } });
+    await fake.idle();
+    const stalled = fake.requests.filter((r) => JSON.stringify(r.body).includes('stops reading partway'));
+    expect(stalled).toHaveLength(1);
+    expect(stalled[0]!.aborted).toBe(true);
+    // The runner settles the interrupted request once the abort reached it (accepted: a billable failure); waited for, boundedly.
+    let state = '';
+    for (let attempt = 0; attempt < 400 && !['billable_failure', 'released', 'settled'].includes(state); attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25));
+      const [row] = await gateway.db.query<{ state: string }>('SELECT state FROM intelligence_ledger WHERE organization_id = $1 AND idempotency_key = $2', [organizationId, keys.abort]);
+      state = row?.state ?? '';
+    }
+    expect(state).toBe('billable_failure');
   });
 });

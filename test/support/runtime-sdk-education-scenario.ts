@@ -28,5 +28,24 @@ steps.image = await runtime.generateImage(requests.image);
 steps.guidance = await runtime.studentGuidance(requests.guidance);
 steps.guidanceSafety = safetyReceiptOf(steps.guidance) ?? null;
 
+// Generation as JSON, then as a stream of events, then the stream again with the same key (a replay).
+steps.generate = await runtime.generateEducationContent(requests.generate);
+steps.stream = [];
+for await (const event of runtime.streamEducationContent(requests.generateStream, { idempotencyKey: keys.stream })) steps.stream.push(event);
+steps.streamReplay = [];
+for await (const event of runtime.streamEducationContent(requests.generateStream, { idempotencyKey: keys.stream })) steps.streamReplay.push(event);
+
+// A stream the product stops partway: aborting its signal closes the connection, which cancels the model request.
+const controller = new AbortController();
+steps.abort = { seen: [], error: null };
+try {
+  for await (const event of runtime.streamEducationContent(requests.generateAbort, { signal: controller.signal, idempotencyKey: keys.abort })) {
+    steps.abort.seen.push(event.type);
+    if (event.type === 'delta') controller.abort();
+  }
+} catch (error) {
+  steps.abort.error = { name: error.name, reason: error.reason, idempotencyKey: error.idempotencyKey };
+}
+
 process.stdout.write(JSON.stringify(steps));
 `;
