@@ -44,11 +44,12 @@ describe('education evaluation suite end to end against the fake model', () => {
   it('runs every served scenario with every check passing', async () => {
     const served = new Set(evalOperations().flatMap((op) => (op.product ?? []).map((binding) => binding.path)));
     const scenarios = validateFixtures().scenarios.filter((s) => served.has(EVAL_ENDPOINTS[s.endpoint].path));
-    expect(scenarios.length).toBeGreaterThan(0);
+    expect(scenarios).toHaveLength(8);
     for (const scenario of scenarios) {
       const run = await runScenario(target, scenario, fake);
       expect({ id: run.id, failed: run.checks.filter((c) => c.status === 'fail') }).toEqual({ id: scenario.id, failed: [] });
       expect(run.modelRequests).toBe(scenario.model.replies.length);
+      expect(run.contentType).toMatch(scenario.stream ? /^application\/x-ndjson/ : /^application\/json/);
     }
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { AssessmentDraftInputSchema, checkAssessmentDraft, type AssessmentDraftInput } from '../../src/domains/education/assessment/index.ts';
+import { GenerateInputSchema, checkGeneratedText, type GenerateInput } from '../../src/domains/education/generate/index.ts';
 import { ImageInputSchema, checkImagePlan, type ImageInput } from '../../src/domains/education/image/index.ts';
 import { GuidanceInputSchema } from '../../src/domains/education/guidance/index.ts';
 import { PracticeReviewRequestSchema, checkPracticeReview, type PracticeReviewInput } from '../../src/domains/education/practice/index.ts';
@@ -34,7 +35,13 @@ export interface EvalEndpoint {
 
 /** Every endpoint a scenario may name. */
 export const EVAL_ENDPOINTS: Readonly<Record<EvalEndpointName, EvalEndpoint>> = {
-  generate: { path: `${EDUCATION_BASE}/generate`, meteredKind: 'education-generate', dataKind: undefined, input: undefined },
+  generate: {
+    path: `${EDUCATION_BASE}/generate`,
+    meteredKind: 'education-generate',
+    dataKind: 'service.education-generation',
+    input: GenerateInputSchema,
+    answer: (text, input) => checkGeneratedText(text, input as GenerateInput),
+  },
   'generate-image': {
     path: `${EDUCATION_BASE}/generate-image`,
     meteredKind: 'education-generate-image',

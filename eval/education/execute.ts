@@ -25,6 +25,8 @@ export interface ScenarioRun {
   title: string;
   endpoint: Scenario['endpoint'];
   httpStatus: number;
+  /** The answer's media type: application/x-ndjson when a stream was asked for and admitted. */
+  contentType: string;
   envelopeStatus: EvalEnvelope['status'] | 'unreadable';
   timing: EvalTiming;
   checks: CheckResult[];
@@ -96,7 +98,7 @@ export function envelopeOf(status: number, body: string, stream: boolean): EvalE
 }
 
 /** Sends the scenario's request and times the answer. */
-async function send(target: EvalTarget, scenario: Scenario): Promise<{ status: number; body: string; timing: EvalTiming }> {
+async function send(target: EvalTarget, scenario: Scenario): Promise<{ status: number; contentType: string; body: string; timing: EvalTiming }> {
   const started = performance.now();
   const response = await fetch(`${target.url}${EVAL_ENDPOINTS[scenario.endpoint].path}`, {
     method: 'POST',
@@ -124,6 +126,7 @@ async function send(target: EvalTarget, scenario: Scenario): Promise<{ status: n
   const ended = performance.now();
   return {
     status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
     body: Buffer.concat(chunks).toString('utf8'),
     timing: { firstByteMs: (firstByte ?? ended) - started, totalMs: ended - started },
   };
@@ -139,7 +142,7 @@ export async function runScenario(target: EvalTarget, scenario: Scenario, fake?:
     fake.respond(() => queue.shift() ?? { kind: 'fail', status: 500, message: 'The scenario has no canned answer left.' });
   }
   const answer = await send(target, scenario);
-  const envelope = envelopeOf(answer.status, answer.body, scenario.stream);
+  const envelope = envelopeOf(answer.status, answer.body, answer.contentType.startsWith('application/x-ndjson'));
   const checks = runChecks(scenario, scenario.request, envelope, {
     httpStatus: answer.status,
     timing: answer.timing,
@@ -154,6 +157,7 @@ export async function runScenario(target: EvalTarget, scenario: Scenario, fake?:
     title: scenario.title,
     endpoint: scenario.endpoint,
     httpStatus: answer.status,
+    contentType: answer.contentType,
     envelopeStatus: envelope.kind === 'unreadable' ? 'unreadable' : envelope.status,
     timing: answer.timing,
     checks,
