@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATE_REVIEW_NOTE } from '../src/domains/education/generate/index.ts';
+import type { LedgerEntry } from '../src/domains/models/index.ts';
 import { EDUCATION_GENERATE_OPERATIONS } from '../src/surfaces/operations/education-generate-operations.ts';
 import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
@@ -202,17 +203,19 @@ describe('education generation through the Product Runtime and the fake model', 
     expect(fake.requests.length).toBe(sent + 1);
     await fake.idle();
     expect(fake.requests.at(-1)!.aborted).toBe(true);
-    // The runner settles the interrupted request once the abort reached it: wait for its row, boundedly.
-    let states: string[] = [];
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      const recent = await gateway.services.models.recent(chain.organization.id, 50);
-      states = recent.map((entry) => entry.state);
-      if (!states.includes('running') && !states.includes('reserved') && !states.includes('dispatched')) break;
+    // The runner finishes the interrupted request once the abort reached it: wait for its row, boundedly.
+    let row: LedgerEntry | undefined;
+    for (let attempt = 0; attempt < 400; attempt += 1) {
+      row = (await gateway.services.models.recent(chain.organization.id, 1))[0];
+      if (row && row.state !== 'reserved' && row.state !== 'dispatched') break;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
+    expect(row).toMatchObject({ kind: 'education-generate', state: 'billable_failure', errorCode: 'model_interrupted' });
+    expect(row!.chargedMicrodollars).toBeGreaterThan(0);
     const month = await gateway.services.models.month(chain.organization.id);
-    expect(month.requests.billableFailures).toBeGreaterThanOrEqual(1);
-    expect(month.billableFailureMicrodollars).toBeGreaterThan(0);
+    // The first billable failure of this organization (the earlier tests settled theirs).
+    expect(month.requests.billableFailures).toBe(1);
+    expect(month.requests.running).toBe(0);
   });
 
   it('answers model_output_invalid for a draft citing an unselected source, returns none of it, and charges it', async () => {
