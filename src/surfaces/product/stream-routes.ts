@@ -23,7 +23,6 @@ import {
   invokeProductCall,
   outcomeReceipts,
   prepareProductCall,
-  productHandler,
   sendOutcome,
   type ProductHandlerDependencies,
 } from './handler.ts';
@@ -138,13 +137,13 @@ function internalEnvelope(c: Context<HttpEnv>): EnvelopeV1 {
 
 /**
  * The handler of a route with `stream: 'ndjson'`: the NDJSON wire when asked for (see the module comment), else the
- * generic JSON handler. Registered in place of productHandler for such routes.
+ * generic JSON handler's steps (handler.ts). Registered in place of productHandler for such routes.
  */
 export function productStreamHandler(route: ProductRoute, deps: ProductHandlerDependencies): Handler<HttpEnv> {
-  const json = productHandler(route, deps);
-  return async (c, next) => {
-    if (!wantsNdjson(c.req.header('accept'))) return (await json(c, next)) as Response;
+  return async (c) => {
     const prepared = await prepareProductCall(c, route, deps);
+    // Without the Accept header: the generic handler's steps, answered as JSON.
+    if (!wantsNdjson(c.req.header('accept'))) return sendOutcome(c, route, await invokeProductCall(c, route, deps, prepared), prepared.call);
     const channel = new NdjsonChannel();
     const { call } = prepared;
     // The model request stops when the connection closes early or the body stream is cancelled, whichever is first.
