@@ -38,16 +38,6 @@ const METERED_ERRORS = [
   'unavailable',
 ] as const satisfies readonly ErrorCode[];
 
-/**
- * Writes one delta and waits while the client is behind. GenerationSink.delta is typed `void`; the NDJSON sink
- * (surfaces/product/stream-routes.ts) returns a promise that settles once its queue has room, which is how a slow
- * reader slows the model's stream instead of making kgate buffer it.
- */
-async function writeDelta(sink: GenerationSink, text: string): Promise<void> {
-  const paced: unknown = sink.delta(text);
-  if (paced instanceof Promise) await paced;
-}
-
 /** The facts of the `ready` event: what runs, never the request's text. */
 function readyFacts(input: GenerateInput, replayed: boolean): Record<string, unknown> {
   return { kind: 'service.education-generation', meteredKind: 'education-generate', intent: input.intent, locale: input.locale, replayed };
@@ -69,7 +59,8 @@ async function draftOf(meter: Meter, input: GenerateInput, sink: GenerationSink 
         problems: [`the draft is longer than ${GENERATE_LIMITS.maximumTextLength} characters`],
       });
     }
-    await writeDelta(sink, event.text);
+    // A slow reader's sink answers a promise that settles once it has room: the model's stream waits meanwhile.
+    await sink.delta(event.text);
   }
   // The stream ended without its completion: the provider accepted the request and did not finish it.
   throw new ModelError('model_interrupted', 'The model\u2019s stream ended before the draft was complete.', 'yes');
@@ -113,7 +104,7 @@ async function generate(ctx: OperationContext, input: GenerateInput): Promise<Ge
   });
   if (result.replayed && sink) {
     sink.ready(readyFacts(input, true));
-    await writeDelta(sink, result.data.text);
+    await sink.delta(result.data.text);
   }
   return result.data;
 }
