@@ -180,6 +180,8 @@ describe('education generation through the Product Runtime and the fake model', 
     const again = await post(REQUEST, key);
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual(first.body.data);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
     expectReceipts(again.body as unknown as Json, 'settled', true);
     const streamed = await stream(REQUEST, key);
     expect(streamed.events.map((e) => e.type)).toEqual(['ready', 'delta', 'done']);

@@ -109,7 +109,8 @@ export function outcomeReceipts(c: Context<HttpEnv>, invocation: Invocation, cal
 export function sendOutcome(c: Context<HttpEnv>, route: ProductRoute, invocation: Invocation, call: RuntimeCallContext): Response {
   const { binding } = route;
   const receipts = outcomeReceipts(c, invocation, call);
-  if (invocation.replayed) c.header('Idempotent-Replayed', 'true');
+  // A metered call's ledger replays it, not the idempotency store: its usage receipt says so.
+  if (invocation.replayed || call.receipts?.some((receipt) => receipt.replayed === true)) c.header('Idempotent-Replayed', 'true');
   if (!invocation.ok) {
     const { error } = invocation;
     // A capability that is not here is an answer, not a failure (DESIGN.md principle 4).

@@ -87,6 +87,12 @@ function responses(route: ProductRoute): JsonSchema {
     headers: { [RUNTIME_VERSION_HEADER]: { schema: { type: 'string' } } },
     content: { 'application/json': { schema: envelopeSchema(route.binding.kind, publishedJsonSchema(route.operation.output, 'output')) } },
   };
+  if (route.binding.stream === 'ndjson') {
+    // With Accept: application/x-ndjson the same 200 is a stream of events (docs/education.md, "Generation").
+    (envelope.content as Record<string, unknown>)['application/x-ndjson'] = {
+      schema: { type: 'string', description: 'Newline-delimited JSON events: ready (once), delta ({ "type": "delta", "text" }, in order), done ({ "type": "done", "envelope": the V1 envelope of the outcome }).' },
+    };
+  }
   const result: JsonSchema = route.binding.binary ? binaryResponses(route, envelope) : { '200': envelope };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of routeErrors(route)) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
