@@ -2,8 +2,6 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureReadingLevel } from '../src/domains/education/quality/index.ts';
-import { EDUCATION_DRAFT_OPERATIONS } from '../src/surfaces/operations/education-drafts-operations.ts';
-import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
@@ -19,9 +17,6 @@ const PRACTICE = `${EDUCATION}/practice-review`;
 const ASSESSMENT = `${EDUCATION}/assessment-draft`;
 const QUALITY = `${EDUCATION}/quality-review`;
 
-/** kgate's table with the drafting operations (once the lead wires them into the table, it holds them already). */
-const operations = [...OPERATIONS, ...EDUCATION_DRAFT_OPERATIONS.filter((op) => !OPERATIONS.some((known) => known.id === op.id))];
-
 type Json = Record<string, unknown>;
 const fixture = (name: string): Json => JSON.parse(readFileSync(new URL(`./fixtures/education/drafts/${name}.json`, import.meta.url), 'utf8')) as Json;
 const reply = (value: unknown, usage = { inputTokens: 1200, outputTokens: 800 }) =>
@@ -35,7 +30,7 @@ describe('education drafts through the Product Runtime and the fake model', () =
 
   beforeAll(async () => {
     fake = await startModelFake();
-    gateway = await startTestGateway({ env: modelEnvOf(fake), operations });
+    gateway = await startTestGateway({ env: modelEnvOf(fake) });
     chain = await createRuntimeChain(gateway, 'drafts', { scopes: ['intelligence.execute'] });
     await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
     token = await runtimeToken(gateway, chain);
@@ -229,7 +224,7 @@ describe('education drafts without a model', () => {
   let token: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ operations });
+    gateway = await startTestGateway();
     chain = await createRuntimeChain(gateway, 'drafts-nomodel', { scopes: ['intelligence.execute'] });
     await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
     token = await runtimeToken(gateway, chain);

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATE_REVIEW_NOTE } from '../src/domains/education/generate/index.ts';
 import type { LedgerEntry } from '../src/domains/models/index.ts';
-import { EDUCATION_GENERATE_OPERATIONS } from '../src/surfaces/operations/education-generate-operations.ts';
-import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
@@ -16,9 +14,6 @@ import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type
 
 const GENERATE = '/api/product/v1/intelligence/education/generate';
 const KIND = 'service.education-generation';
-
-/** kgate's table with the generation operation (once the lead wires it into the table, it holds it already). */
-const operations = [...OPERATIONS, ...EDUCATION_GENERATE_OPERATIONS.filter((op) => !OPERATIONS.some((known) => known.id === op.id))];
 
 type Json = Record<string, unknown>;
 
@@ -56,7 +51,7 @@ describe('education generation through the Product Runtime and the fake model', 
 
   beforeAll(async () => {
     fake = await startModelFake();
-    gateway = await startTestGateway({ env: modelEnvOf(fake), operations });
+    gateway = await startTestGateway({ env: modelEnvOf(fake) });
     chain = await createRuntimeChain(gateway, 'generate', { scopes: ['intelligence.execute', 'notes.publish'] });
     await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
     token = await runtimeToken(gateway, chain);
@@ -288,7 +283,7 @@ describe('education generation without a model', () => {
   let token: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ operations });
+    gateway = await startTestGateway();
     chain = await createRuntimeChain(gateway, 'generate-nomodel', { scopes: ['intelligence.execute'] });
     await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
     token = await runtimeToken(gateway, chain);

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUIDANCE_FALLBACKS } from '../src/domains/education/guidance/index.ts';
-import { EDUCATION_GUIDANCE_OPERATIONS } from '../src/surfaces/operations/education-guidance-operations.ts';
-import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
@@ -17,9 +15,6 @@ import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type
 
 const GUIDANCE = '/api/product/v1/intelligence/education/student-guidance';
 const KIND = 'service.education-student-guidance';
-
-/** kgate's table with the guidance operation (once the lead wires it into the table, it holds it already). */
-const operations = [...OPERATIONS, ...EDUCATION_GUIDANCE_OPERATIONS.filter((op) => !OPERATIONS.some((known) => known.id === op.id))];
 
 type Json = Record<string, unknown>;
 const USAGE = { inputTokens: 900, outputTokens: 60 };
@@ -54,7 +49,7 @@ describe('student guidance through the Product Runtime and the fake model', () =
 
   beforeAll(async () => {
     fake = await startModelFake();
-    gateway = await startTestGateway({ env: modelEnvOf(fake), operations });
+    gateway = await startTestGateway({ env: modelEnvOf(fake) });
     chain = await createRuntimeChain(gateway, 'guidance', { scopes: ['intelligence.execute'] });
     await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
     token = await runtimeToken(gateway, chain);
@@ -278,7 +273,7 @@ describe('student guidance without a model', () => {
   let token: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ operations });
+    gateway = await startTestGateway();
     chain = await createRuntimeChain(gateway, 'guidance-nomodel', { scopes: ['intelligence.execute'] });
     await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
     token = await runtimeToken(gateway, chain);

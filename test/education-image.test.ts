@@ -2,8 +2,6 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inputTokenBound } from '../src/domains/education/drafting/index.ts';
 import { IMAGE_PLAN_MAX_OUTPUT_TOKENS, ImageInputSchema, imagePlanPrompt } from '../src/domains/education/image/index.ts';
-import { EDUCATION_IMAGE_OPERATIONS } from '../src/surfaces/operations/education-image-operations.ts';
-import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { FAKE_IMAGE_BYTES, modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
@@ -17,9 +15,6 @@ import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type
 
 const IMAGE = '/api/product/v1/intelligence/education/generate-image';
 const KIND = 'service.education-image';
-
-/** kgate's table with the image operation (once the lead wires it into the table, it holds it already). */
-const operations = [...OPERATIONS, ...EDUCATION_IMAGE_OPERATIONS.filter((op) => !OPERATIONS.some((known) => known.id === op.id))];
 
 type Json = Record<string, unknown>;
 const USAGE = { inputTokens: 700, outputTokens: 150 };
@@ -56,7 +51,7 @@ describe('image generation through the Product Runtime and the fake model', () =
 
   beforeAll(async () => {
     fake = await startModelFake();
-    gateway = await startTestGateway({ env: modelEnvOf(fake), operations });
+    gateway = await startTestGateway({ env: modelEnvOf(fake) });
     chain = await createRuntimeChain(gateway, 'image', { scopes: ['intelligence.execute'] });
     await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
     token = await runtimeToken(gateway, chain);
@@ -259,7 +254,7 @@ describe('image generation without a model, or without an image model', () => {
       ['no model', {}],
       ['no image model', chatOnly],
     ] as const) {
-      const gateway = await startTestGateway({ env, operations });
+      const gateway = await startTestGateway({ env });
       gateways.push(gateway);
       const chain = await createRuntimeChain(gateway, 'image-nomodel', { scopes: ['intelligence.execute'] });
       await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });

@@ -13,10 +13,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EDUCATION_GENERATE_OPERATIONS } from '../src/surfaces/operations/education-generate-operations.ts';
-import { EDUCATION_GUIDANCE_OPERATIONS } from '../src/surfaces/operations/education-guidance-operations.ts';
-import { EDUCATION_IMAGE_OPERATIONS } from '../src/surfaces/operations/education-image-operations.ts';
-import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { FAKE_IMAGE_BYTES, modelEnvOf, startModelFake, type FakeBehavior, type ModelFake } from './fakes/model/index.ts';
 import { modelRubric, rubricRequest } from './support/education-rubrics.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
@@ -28,11 +24,6 @@ const run = promisify(execFile);
 const SDK = fileURLToPath(new URL('../packages/runtime-sdk/', import.meta.url));
 const TSC = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
 
-/** kgate's table with the generation, image and guidance operations (once the lead wires them into the table, it holds them). */
-const operations = [
-  ...OPERATIONS,
-  ...[...EDUCATION_GENERATE_OPERATIONS, ...EDUCATION_IMAGE_OPERATIONS, ...EDUCATION_GUIDANCE_OPERATIONS].filter((op) => !OPERATIONS.some((known) => known.id === op.id)),
-];
 
 let gateway: TestGateway;
 let fake: ModelFake;
@@ -90,7 +81,7 @@ async function createRuntimeChain(): Promise<void> {
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'kgate-sdk-partner-'));
   fake = await startModelFake();
-  gateway = await startTestGateway({ env: modelEnvOf(fake), operations });
+  gateway = await startTestGateway({ env: modelEnvOf(fake) });
   await createRuntimeChain();
 }, 180_000);
 

@@ -7,24 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Services } from '../../src/app/services.ts';
 import type { PriceTable } from '../../src/domains/models/index.ts';
-import { EDUCATION_DRAFT_OPERATIONS } from '../../src/surfaces/operations/education-drafts-operations.ts';
-import { EDUCATION_GENERATE_OPERATIONS } from '../../src/surfaces/operations/education-generate-operations.ts';
-import { EDUCATION_GUIDANCE_OPERATIONS } from '../../src/surfaces/operations/education-guidance-operations.ts';
-import { EDUCATION_IMAGE_OPERATIONS } from '../../src/surfaces/operations/education-image-operations.ts';
-import { EDUCATION_RUBRIC_OPERATIONS } from '../../src/surfaces/operations/education-rubric-operations.ts';
 import type { AnyOperation } from '../../src/surfaces/operations/operation.ts';
 import { OPERATIONS } from '../../src/surfaces/operations/table.ts';
 
 /** The monthly budget the suite's organization gets: far above what the eight scenarios cost. */
 export const EVAL_BUDGET_MICRODOLLARS = 50_000_000;
 
-/**
- * kgate's operation table, with the education operations whose modules exist but which the table may not serve yet
- * (once the table holds them, this adds nothing).
- */
-export function evalOperations(): AnyOperation[] {
-  const extra = [...EDUCATION_DRAFT_OPERATIONS, ...EDUCATION_RUBRIC_OPERATIONS, ...EDUCATION_IMAGE_OPERATIONS, ...EDUCATION_GUIDANCE_OPERATIONS, ...EDUCATION_GENERATE_OPERATIONS];
-  return [...OPERATIONS, ...extra.filter((op) => !OPERATIONS.some((known) => known.id === op.id))];
+/** The operations the suite's gateway serves: kgate's own table. */
+export function evalOperations(): readonly AnyOperation[] {
+  return OPERATIONS;
 }
 
 /** The client credentials of the suite's service principal. */
