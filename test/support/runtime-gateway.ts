@@ -86,7 +86,7 @@ export async function callRuntime<D = Record<string, unknown>>(
   token: string | null,
   method: 'GET' | 'POST',
   path: string,
-  options: { json?: unknown; headers?: Record<string, string | null> } = {},
+  options: { json?: unknown; headers?: Record<string, string | null>; signal?: AbortSignal } = {},
 ): Promise<RuntimeAnswer<D>> {
   const headers: Record<string, string> = {};
   const wanted: Record<string, string | null> = { 'X-Service-Runtime-Version': '1', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...options.headers };
@@ -96,6 +96,7 @@ export async function callRuntime<D = Record<string, unknown>>(
     method,
     headers,
     ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Envelope<D> };
 }
