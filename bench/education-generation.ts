@@ -23,7 +23,7 @@ import type { Benchmark, BenchmarkReport } from './support/benchmark.ts';
 import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
 
 /** The sizes of the documented run. */
-export const GENERATION_SIZES: Sizes = { sequential: 200, warmup: 20, concurrency: 16, perClient: 20, longChunks: 2000, longReplies: 5, shortChunks: 20 };
+export const GENERATION_SIZES: Sizes = { sequential: 200, warmup: 20, concurrency: 16, perClient: 20, longChunks: 2000, longReplies: 10, shortChunks: 20 };
 
 /** The whole benchmark's result, for the report. */
 export interface EducationGenerationResult {

@@ -73,6 +73,8 @@ export interface ThroughputRow {
   /** Deltas (or SSE content chunks) per second and body bytes per second: median over the streams one at a time, aggregate over the wall time when concurrent. */
   deltasPerSecond: number;
   bytesPerSecond: number;
+  /** Characters of text per second (what the reader gets out of the wire's bytes). */
+  textPerSecond: number;
   /** Median body bytes of one stream. */
   bytesPerStream: number;
   totalMs: Spread;
@@ -135,6 +137,8 @@ interface StreamSample {
   readyMs: number;
   firstDeltaMs: number;
   deltas: number;
+  /** Characters of text the deltas (or content chunks) carried. */
+  textChars: number;
   /** Whether it ended as it should: `done` (NDJSON) or `[DONE]` (SSE). */
   complete: boolean;
 }
@@ -268,6 +272,7 @@ async function measureStreams(
     let readyMs = Number.NaN;
     let firstDeltaMs = Number.NaN;
     let deltas = 0;
+    let textChars = 0;
     let complete = false;
     let problem: string | undefined;
     const exchange = await timedRequest({
@@ -282,6 +287,7 @@ async function measureStreams(
         if (event.kind === 'ready' && Number.isNaN(readyMs)) readyMs = at;
         else if (event.kind === 'delta') {
           deltas += 1;
+          textChars += event.text.length;
           if (Number.isNaN(firstDeltaMs)) firstDeltaMs = at;
         } else if (event.kind === 'done') complete = event.ok;
         else problem ??= line.slice(0, 300);
@@ -292,7 +298,7 @@ async function measureStreams(
     } else {
       hooks.counted();
     }
-    return { exchange, readyMs, firstDeltaMs, deltas, complete };
+    return { exchange, readyMs, firstDeltaMs, deltas, textChars, complete };
   };
 
   const setReply = (chunks: number) => hooks.setBehaviour({ kind: 'reply', text: generateReply(chunks), usage: { inputTokens: 1500, outputTokens: Math.max(200, chunks) }, chunks });
@@ -305,6 +311,7 @@ async function measureStreams(
   const direct = async (): Promise<StreamSample> => {
     let firstDeltaMs = Number.NaN;
     let deltas = 0;
+    let textChars = 0;
     let complete = false;
     const exchange = await timedRequest({
       method: 'POST',
@@ -322,12 +329,13 @@ async function measureStreams(
         const content = (JSON.parse(data) as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content;
         if (content) {
           deltas += 1;
+          textChars += content.length;
           if (Number.isNaN(firstDeltaMs)) firstDeltaMs = at;
         }
       },
     });
     if (exchange.status !== 200 || !complete) hooks.failure(`the fake's stream answered ${exchange.status} ${complete ? '' : 'without [DONE]'}`);
-    return { exchange, readyMs: Number.NaN, firstDeltaMs, deltas, complete };
+    return { exchange, readyMs: Number.NaN, firstDeltaMs, deltas, textChars, complete };
   };
 
   const directSamples: StreamSample[] = [];
@@ -361,6 +369,7 @@ async function measureStreams(
     chunks: median(samples.map((s) => s.deltas)),
     deltasPerSecond: median(samples.map((s) => (s.deltas * 1000) / s.exchange.totalMs)),
     bytesPerSecond: median(samples.map((s) => (s.exchange.bytes * 1000) / s.exchange.totalMs)),
+    textPerSecond: median(samples.map((s) => (s.textChars * 1000) / s.exchange.totalMs)),
     bytesPerStream: median(samples.map((s) => s.exchange.bytes)),
     totalMs: spread(samples.map((s) => s.exchange.totalMs)),
   });
@@ -370,6 +379,7 @@ async function measureStreams(
     const wall = performance.now() - started;
     const deltas = samples.reduce((sum, s) => sum + s.deltas, 0);
     const bytes = samples.reduce((sum, s) => sum + s.exchange.bytes, 0);
+    const text = samples.reduce((sum, s) => sum + s.textChars, 0);
     return {
       name,
       role,
@@ -378,6 +388,7 @@ async function measureStreams(
       chunks: median(samples.map((s) => s.deltas)),
       deltasPerSecond: (deltas * 1000) / wall,
       bytesPerSecond: (bytes * 1000) / wall,
+      textPerSecond: (text * 1000) / wall,
       bytesPerStream: median(samples.map((s) => s.exchange.bytes)),
       totalMs: spread(samples.map((s) => s.exchange.totalMs)),
     };

@@ -41,7 +41,7 @@ function breakdown(run: EngineRun): string[] {
 }
 
 function throughputRow(run: EngineRun, row: ThroughputRow): string {
-  return `| ${run.engine} | ${row.name} | ${count(row.streams)} | ${row.concurrency} | ${count(row.chunks)} | ${rate(row.deltasPerSecond)} | ${megabytes(row.bytesPerSecond)} | ${fixed(row.bytesPerStream / 1e3, 0)} KB | ${both(row.totalMs)} |`;
+  return `| ${run.engine} | ${row.name} | ${count(row.streams)} | ${row.concurrency} | ${count(row.chunks)} | ${rate(row.deltasPerSecond)} | ${megabytes(row.textPerSecond)} | ${megabytes(row.bytesPerSecond)} | ${fixed(row.bytesPerStream / 1e3, 0)} KB | ${both(row.totalMs)} |`;
 }
 
 /** The report of a run. */
@@ -70,7 +70,7 @@ export function educationGenerationReport(result: EducationGenerationResult): Be
 
   if (result.engines.some((run) => run.stream)) {
     details.push('', `NDJSON throughput: replies of ${count(sizes.longChunks)} chunks with no delay, ${count(sizes.longReplies)} one at a time each way (medians), then ${sizes.concurrency} at once (aggregate over the wall time):`, '');
-    details.push('| Database | Stream | Streams | In flight | Deltas each | Deltas/s | MB/s | Body each | Total p50 / p95 (ms) |', '|---|---|--:|--:|--:|--:|--:|--:|--:|');
+    details.push('| Database | Stream | Streams | In flight | Deltas each | Deltas/s | Text, M chars/s | Wire, MB/s | Body each | Total p50 / p95 (ms) |', '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|');
     for (const run of result.engines) for (const row of run.stream?.throughput ?? []) details.push(throughputRow(run, row));
   } else {
     details.push('', '- `generate` was not served by this tree when the run was made: no NDJSON rows (they appear once its NDJSON binding is in the operation table).');
@@ -100,6 +100,10 @@ export function educationGenerationReport(result: EducationGenerationResult): Be
   return { table, details, failures: result.failures };
 }
 
+function concurrentShare(direct: ThroughputRow, gateway: ThroughputRow): string {
+  return `${rate(gateway.deltasPerSecond)} against ${rate(direct.deltasPerSecond)} (${fixed((100 * gateway.deltasPerSecond) / direct.deltasPerSecond, 0)}%)`;
+}
+
 /** What the figures say, computed from them. */
 function reading(result: EducationGenerationResult): string[] {
   const lines: string[] = [];
@@ -111,12 +115,31 @@ function reading(result: EducationGenerationResult): string[] {
       `- ${run.engine}: the gateway adds ${ms(overhead.total.p50)} ms at the median (p95 ${ms(overhead.total.p95)} ms) to a metered JSON call; ` +
         `the ledger\u2019s five statement groups take ${ms(ledger)} ms of it (${fixed((100 * ledger) / overhead.total.p50, 0)}%).`,
     );
+    const context = find(run, 'reference', 'GET /api/product');
+    const concurrent = run.concurrent.find((row) => row.role === 'gateway');
+    const contextConcurrent = run.concurrent.find((row) => row.role === 'reference');
+    const fakeConcurrent = run.concurrent.find((row) => row.role === 'baseline');
+    if (concurrent && contextConcurrent && fakeConcurrent && context) {
+      lines.push(
+        `- ${run.engine}: with ${concurrent.concurrency} in flight the gateway answers ${rate(concurrent.callsPerSecond ?? Number.NaN)} metered calls/s, ` +
+          `against ${rate(contextConcurrent.callsPerSecond ?? Number.NaN)}/s for \`GET …/context\` (no model, no ledger row) and ${rate(fakeConcurrent.callsPerSecond ?? Number.NaN)}/s for the fake alone.`,
+      );
+    }
+    const streamOverhead = run.overhead.find((o) => o.name.startsWith('generate'));
+    const streamRow = run.stream?.latency.find((row) => row.role === 'gateway');
+    if (streamOverhead && streamRow?.ready) {
+      lines.push(
+        `- ${run.engine}: a streamed generation shows \`ready\` after ${ms(streamRow.ready.p50)} ms and its first delta ${ms(streamOverhead.first.p50)} ms ` +
+          `(p95 ${ms(streamOverhead.first.p95)} ms) after the fake\u2019s own first chunk read directly: \`ready\` is written once the reservation is made, and the dispatch mark and a new model connection come between it and the first delta.`,
+      );
+    }
     const stream = run.stream?.throughput;
-    if (stream && stream.length >= 2) {
-      const [direct, gateway] = stream;
+    if (stream && stream.length >= 4) {
+      const [direct, gateway, directMany, gatewayMany] = stream;
       lines.push(
         `- ${run.engine}: one long stream through the gateway carries ${rate(gateway!.deltasPerSecond)} deltas/s against ${rate(direct!.deltasPerSecond)} ` +
-          `content chunks/s read from the fake directly (${fixed((100 * gateway!.deltasPerSecond) / direct!.deltasPerSecond, 0)}%).`,
+          `content chunks/s read from the fake directly (${fixed((100 * gateway!.deltasPerSecond) / direct!.deltasPerSecond, 0)}%), ${concurrentShare(directMany!, gatewayMany!)} with ${gatewayMany!.concurrency} at once; ` +
+          `an NDJSON delta takes ${fixed(gateway!.bytesPerStream / Math.max(1, gateway!.chunks), 0)} bytes on the wire against ${fixed(direct!.bytesPerStream / Math.max(1, direct!.chunks), 0)} for the provider\u2019s SSE chunk.`,
       );
     }
   }
