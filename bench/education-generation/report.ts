@@ -53,7 +53,7 @@ export function educationGenerationReport(result: EducationGenerationResult): Be
   ];
   for (const run of result.engines) for (const o of run.overhead) table.push(`| ${run.engine} | ${o.name} | ${both(o.first)} | ${both(o.total)} |`);
 
-  const details: string[] = ['', 'The calls themselves (one client, sequential, interleaved call by call; milliseconds, p50 / p95):', ''];
+  const details: string[] = ['The calls themselves (one client, sequential, interleaved call by call; milliseconds, p50 / p95):', ''];
   details.push('| Database | Call | Role | Headers | First byte (stream: first delta) | `ready` | Total | Answer |', '|---|---|---|--:|--:|--:|--:|--:|');
   for (const run of result.engines) {
     for (const row of [...run.json, ...(run.stream?.latency ?? [])]) {
