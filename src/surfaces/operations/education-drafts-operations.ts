@@ -22,29 +22,9 @@ import {
   checkQualityReview,
   qualityReviewPrompt,
 } from '../../domains/education/quality/index.ts';
-import { requestFingerprint } from '../../domains/idempotency/index.ts';
-import { ModelError, meteredCallerOf, type MeteredKind } from '../../domains/models/index.ts';
-import type { ErrorCode } from '../../kernel/error-codes.ts';
-import { KgateError } from '../../kernel/errors.ts';
+import { ModelError, type MeteredKind } from '../../domains/models/index.ts';
+import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
 import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
-
-/** Where the education endpoints live (spec 4.7). */
-const EDUCATION_PATH = '/api/product/v1/intelligence/education';
-
-/** The codes every metered draft can answer besides its input's (docs/budgets.md, docs/models.md). */
-const METERED_ERRORS = [
-  'idempotency_key_required',
-  'idempotency_key_reused',
-  'idempotency_key_in_flight',
-  'intelligence_budget_unset',
-  'intelligence_budget_exhausted',
-  'intelligence_concurrency_exhausted',
-  'model_unavailable',
-  'model_timeout',
-  'model_interrupted',
-  'model_output_invalid',
-  'unavailable',
-] as const satisfies readonly ErrorCode[];
 
 /** What the three drafting operations share: Product Runtime only, one counted operation, metered, keyed. */
 const DRAFTS = {
@@ -72,23 +52,12 @@ interface DraftRun<I, T extends Record<string, unknown>> {
  * replays the stored data without a second model call. Receipts go to the envelope through `ctx.runtime.receipts`.
  */
 async function runDraft<I, T extends Record<string, unknown>>(ctx: OperationContext, input: I, run: DraftRun<I, T>): Promise<T> {
-  // A gateway built without the models service answers as one without a model: `unavailable`.
-  const models = ctx.services.models;
-  const call = ctx.runtime;
-  if (!call) throw new KgateError('forbidden', 'This operation is served only by the Product Runtime.');
-  if (!models?.available) throw new KgateError('unavailable', 'No model is configured for this service.', { capability: run.capability });
-  const key = ctx.idempotencyKey;
-  if (key === undefined) throw new KgateError('idempotency_key_required', 'A metered call needs an Idempotency-Key header.');
+  const metered = meteredCallOf(ctx, run.capability);
   const prompt = run.prompt(input);
-  const result = await models.runMetered<T>({
-    caller: meteredCallerOf(call.principal),
+  const result = await metered.models.runMetered<T>({
+    ...meteredRequestOf(metered, run.operationId, input),
     kind: run.kind,
-    key,
-    fingerprint: requestFingerprint(run.operationId, input),
-    requestId: call.requestId ?? '',
     bound: { inputTokens: inputTokenBound(prompt.messages), outputTokens: prompt.maxOutputTokens, images: 0 },
-    signal: call.signal ?? new AbortController().signal,
-    onReceipt: (receipt) => call.receipts?.push({ ...receipt }),
     async work(meter) {
       const completion = await meter.model.chat({
         messages: prompt.messages,

@@ -10,10 +10,8 @@ import {
   type GenerateInput,
   type GenerateResult,
 } from '../../domains/education/generate/index.ts';
-import { requestFingerprint } from '../../domains/idempotency/index.ts';
-import { ModelError, meteredCallerOf, type ChatCompletion, type Meter } from '../../domains/models/index.ts';
-import type { ErrorCode } from '../../kernel/error-codes.ts';
-import { KgateError } from '../../kernel/errors.ts';
+import { ModelError, type ChatCompletion, type Meter } from '../../domains/models/index.ts';
+import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
 import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type GenerationSink, type OperationContext } from './operation.ts';
 
 /** The operation's id (also its fingerprint's operation). */
@@ -21,22 +19,7 @@ const OPERATION_ID = 'generateEducation';
 /** Its capability in the runtime's catalogue. */
 export const GENERATE_CAPABILITY = 'education.generate';
 /** Its route (spec 4.7). */
-export const GENERATE_PATH = '/api/product/v1/intelligence/education/generate';
-
-/** The codes a metered generation can answer besides its input's (docs/budgets.md, docs/models.md). */
-const METERED_ERRORS = [
-  'idempotency_key_required',
-  'idempotency_key_reused',
-  'idempotency_key_in_flight',
-  'intelligence_budget_unset',
-  'intelligence_budget_exhausted',
-  'intelligence_concurrency_exhausted',
-  'model_unavailable',
-  'model_timeout',
-  'model_interrupted',
-  'model_output_invalid',
-  'unavailable',
-] as const satisfies readonly ErrorCode[];
+export const GENERATE_PATH = `${EDUCATION_PATH}/generate`;
 
 /** The facts of the `ready` event: what runs, never the request's text. */
 function readyFacts(input: GenerateInput, replayed: boolean): Record<string, unknown> {
@@ -73,24 +56,14 @@ async function draftOf(meter: Meter, input: GenerateInput, sink: GenerationSink 
  * the stored draft without a model call (over a stream: `ready`, the whole text as one delta, then `done`).
  */
 async function generate(ctx: OperationContext, input: GenerateInput): Promise<GenerateResult> {
-  const models = ctx.services.models;
-  const call = ctx.runtime;
-  if (!call) throw new KgateError('forbidden', 'This operation is served only by the Product Runtime.');
-  // A gateway built without the models service answers as one without a model: `unavailable`.
-  if (!models?.available) throw new KgateError('unavailable', 'No model is configured for this service.', { capability: GENERATE_CAPABILITY });
-  const key = ctx.idempotencyKey;
-  if (key === undefined) throw new KgateError('idempotency_key_required', 'A metered call needs an Idempotency-Key header.');
+  const metered = meteredCallOf(ctx, GENERATE_CAPABILITY);
+  const { models, call } = metered;
   const prompt = generatePrompt(input);
   const sink = call.stream;
   const result = await models.runMetered<GenerateResult>({
-    caller: meteredCallerOf(call.principal),
+    ...meteredRequestOf(metered, OPERATION_ID, input),
     kind: 'education-generate',
-    key,
-    fingerprint: requestFingerprint(OPERATION_ID, input),
-    requestId: call.requestId ?? '',
     bound: { inputTokens: inputTokenBound(prompt.messages), outputTokens: prompt.maxOutputTokens, images: 0 },
-    signal: call.signal ?? new AbortController().signal,
-    onReceipt: (receipt) => call.receipts?.push({ ...receipt }),
     async work(meter) {
       const completion = await draftOf(meter, input, sink);
       const checked = checkGeneratedText(completion.text, input);

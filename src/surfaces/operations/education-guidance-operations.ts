@@ -12,13 +12,11 @@ import {
   type GuidanceResult,
   type StoredSafety,
 } from '../../domains/education/guidance/index.ts';
-import { ModelError, meteredCallerOf } from '../../domains/models/index.ts';
-import { sha256Hex } from '../../kernel/hashing.ts';
-import { METERED_EDUCATION_ERRORS, meteredCallOf, sortedJson } from './education-image-operations.ts';
+import { ModelError } from '../../domains/models/index.ts';
+import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
 import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
 
 /** Where the education endpoints live (spec 4.7). */
-const EDUCATION_PATH = '/api/product/v1/intelligence/education';
 const CAPABILITY = 'education.student-guidance';
 
 /** What the ledger keeps for a replay: the answer and the verdict its safety receipt reports. */
@@ -31,17 +29,13 @@ type StoredGuidance = GuidanceResult & { safety: StoredSafety };
  * safety receipt follows the usage receipt, on a replay too (from the stored verdict).
  */
 async function studentGuidance(ctx: OperationContext, input: GuidanceInput): Promise<GuidanceResult> {
-  const { models, call, key } = meteredCallOf(ctx, CAPABILITY);
+  const metered = meteredCallOf(ctx, CAPABILITY);
+  const { models } = metered;
   const prompt = guidancePrompt(input);
   const result = await models.runMetered<StoredGuidance>({
-    caller: meteredCallerOf(call.principal),
+    ...meteredRequestOf(metered, 'educationStudentGuidance', input),
     kind: 'education-student-guidance',
-    key,
-    fingerprint: sha256Hex(sortedJson({ operation: 'educationStudentGuidance', input })),
-    requestId: call.requestId ?? '',
     bound: { inputTokens: inputTokenBound(prompt.messages), outputTokens: prompt.maxOutputTokens, images: 0 },
-    signal: call.signal ?? new AbortController().signal,
-    onReceipt: (receipt) => call.receipts?.push({ ...receipt }),
     async work(meter) {
       const completion = await meter.model.chat({ messages: prompt.messages, maxOutputTokens: prompt.maxOutputTokens, json: true, temperature: 0.3, signal: meter.signal });
       const read = readGuidanceAnswer(completion.text, input);
@@ -52,7 +46,7 @@ async function studentGuidance(ctx: OperationContext, input: GuidanceInput): Pro
     },
   });
   const { safety, ...answer } = result.data;
-  call.receipts?.push({ ...safetyReceiptOf(safety, { requestId: result.receipt.requestId, ledgerId: result.receipt.ledgerId, replayed: result.replayed }) });
+  metered.call.receipts?.push({ ...safetyReceiptOf(safety, { requestId: result.receipt.requestId, ledgerId: result.receipt.ledgerId, replayed: result.replayed }) });
   return answer;
 }
 
@@ -74,7 +68,7 @@ const educationStudentGuidance = defineOperation({
   tags: ['runtime', 'education'],
   input: GuidanceInputSchema,
   output: GuidanceResultSchema,
-  errors: [...EDUCATION_CONTEXT_ERRORS, ...METERED_EDUCATION_ERRORS],
+  errors: [...EDUCATION_CONTEXT_ERRORS, ...METERED_ERRORS],
   credentials: RUNTIME_CREDENTIALS,
   scope: 'runtime',
   allowance: 'operation',

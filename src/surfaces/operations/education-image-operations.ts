@@ -13,66 +13,16 @@ import {
 } from '../../domains/education/image/index.ts';
 import { EDUCATION_CONTEXT_ERRORS } from '../../domains/education/context/index.ts';
 import { inputTokenBound } from '../../domains/education/drafting/index.ts';
-import { ModelError, meteredCallerOf, type ModelsService } from '../../domains/models/index.ts';
-import type { RuntimePrincipal } from '../../domains/runtime/index.ts';
-import type { ErrorCode } from '../../kernel/error-codes.ts';
+import { ModelError } from '../../domains/models/index.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
-import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext, type RuntimeCallContext } from './operation.ts';
+import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
+import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
 
-/** Where the education endpoints live (spec 4.7). */
-const EDUCATION_PATH = '/api/product/v1/intelligence/education';
 const CAPABILITY = 'education.generate-image';
 
 const REVIEW_NOTE =
   'A proposed image for an educator to review before classroom use: check that it shows every required element, none of the exclusions, and that the alt text fits.';
-
-/** The codes of a metered education call (spec 8 rule 4; docs/budgets.md), besides the request's own. */
-export const METERED_EDUCATION_ERRORS = [
-  'idempotency_key_required',
-  'idempotency_key_reused',
-  'idempotency_key_in_flight',
-  'intelligence_budget_unset',
-  'intelligence_budget_exhausted',
-  'intelligence_concurrency_exhausted',
-  'model_unavailable',
-  'model_timeout',
-  'model_interrupted',
-  'model_output_invalid',
-  'unavailable',
-] as const satisfies readonly ErrorCode[];
-
-/** The metered runner, when a model is configured. */
-function modelsOf(ctx: OperationContext, capability: string): ModelsService {
-  const models = ctx.services.models;
-  if (!models?.available) throw new KgateError('unavailable', 'No model is configured for this service.', { capability });
-  return models;
-}
-
-/** The Product Runtime's chain of this call. */
-export function chainOf(ctx: OperationContext): RuntimeCallContext & { principal: RuntimePrincipal } {
-  if (!ctx.runtime) throw new KgateError('forbidden', 'This operation is served only by the Product Runtime.');
-  return ctx.runtime;
-}
-
-/** JSON with object keys sorted, so that the same request always has the same fingerprint. */
-export function sortedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${sortedJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** The metered runner, the chain and the idempotency key of a metered education call, each checked. */
-export function meteredCallOf(ctx: OperationContext, capability: string): { models: ModelsService; call: RuntimeCallContext & { principal: RuntimePrincipal }; key: string } {
-  const models = modelsOf(ctx, capability);
-  const call = chainOf(ctx);
-  const key = ctx.idempotencyKey;
-  if (key === undefined) throw new KgateError('idempotency_key_required', 'A metered call needs an Idempotency-Key header.');
-  return { models, call, key };
-}
 
 function invalidOutput(message: string, problems: readonly string[]): ModelError {
   // Accepted: the model did its work, so the call is a billable failure (spec 8 rule 4). The metered port already
@@ -85,19 +35,15 @@ function invalidOutput(message: string, problems: readonly string[]): ModelError
  * the bytes are checked by signature once more before they leave. Both calls are inside one reservation.
  */
 async function generateImage(ctx: OperationContext, input: ImageInput): Promise<ImageResult> {
-  const { models, call, key } = meteredCallOf(ctx, CAPABILITY);
+  const metered = meteredCallOf(ctx, CAPABILITY);
+  const { models } = metered;
   // The image model is checked before anything is reserved: without it the chat call would be charged for nothing.
   if (!models.identity?.imageModel) throw new KgateError('unavailable', 'No image model is configured for this service.', { capability: CAPABILITY });
   const chat = imagePlanPrompt(input);
   const result = await models.runMetered<ImageResult>({
-    caller: meteredCallerOf(call.principal),
+    ...meteredRequestOf(metered, 'generateEducationImage', input),
     kind: 'education-generate-image',
-    key,
-    fingerprint: sha256Hex(sortedJson({ operation: 'generateEducationImage', input })),
-    requestId: call.requestId ?? '',
     bound: { inputTokens: inputTokenBound(chat.messages), outputTokens: chat.maxOutputTokens, images: 1 },
-    signal: call.signal ?? new AbortController().signal,
-    onReceipt: (receipt) => call.receipts?.push({ ...receipt }),
     async work(meter) {
       const completion = await meter.model.chat({ messages: chat.messages, maxOutputTokens: chat.maxOutputTokens, json: true, temperature: 0.4, signal: meter.signal });
       const plan = checkImagePlan(completion.text, input);
@@ -144,7 +90,7 @@ const generateEducationImage = defineOperation({
   tags: ['runtime', 'education'],
   input: ImageInputSchema,
   output: ImageResultSchema,
-  errors: [...EDUCATION_CONTEXT_ERRORS, ...METERED_EDUCATION_ERRORS],
+  errors: [...EDUCATION_CONTEXT_ERRORS, ...METERED_ERRORS],
   credentials: RUNTIME_CREDENTIALS,
   scope: 'runtime',
   allowance: 'operation',

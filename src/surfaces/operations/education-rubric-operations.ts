@@ -16,15 +16,12 @@ import {
   type RubricDraft,
   type RubricDraftInput,
 } from '../../domains/education/rubrics/index.ts';
-import { ModelError, meteredCallerOf } from '../../domains/models/index.ts';
-import type { RuntimePrincipal } from '../../domains/runtime/index.ts';
+import { ModelError } from '../../domains/models/index.ts';
 import { KgateError } from '../../kernel/errors.ts';
-import { sha256Hex } from '../../kernel/hashing.ts';
 import { CursorSchema } from './fields.ts';
-import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext, type RuntimeCallContext } from './operation.ts';
+import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf, runtimeChainOf } from './metered-calls.ts';
+import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
 
-/** Where the education endpoints live (spec 4.7). */
-const EDUCATION_PATH = '/api/product/v1/intelligence/education';
 /** The capability of the rubric routes in the runtime's catalogue: drafting, and reading what was drafted. */
 const CAPABILITY = 'education.rubric-draft';
 
@@ -46,21 +43,6 @@ function rubricsOf(ctx: OperationContext): EducationRubricsService {
   return rubrics;
 }
 
-function chainOf(ctx: OperationContext): RuntimeCallContext & { principal: RuntimePrincipal } {
-  if (!ctx.runtime) throw new KgateError('forbidden', 'This operation is served only by the Product Runtime.');
-  return ctx.runtime;
-}
-
-/** JSON with object keys sorted, so that the same request always has the same fingerprint. */
-function sortedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${sortedJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /**
  * Drafts through the metered runner: the starting version is read (not_found before anything is reserved), the model
  * is asked once, its answer is checked strictly and, inside the metered work, stored as the rubric's next version, so
@@ -68,13 +50,10 @@ function sortedJson(value: unknown): string {
  * which is what makes it shown (a version whose call did not settle never is).
  */
 async function draftRubric(ctx: OperationContext, input: RubricDraftInput): Promise<RubricDraft> {
-  const models = ctx.services.models;
+  const metered = meteredCallOf(ctx, CAPABILITY);
+  const { models, call, key } = metered;
   const rubrics = rubricsOf(ctx);
-  const call = chainOf(ctx);
   const principal = call.principal;
-  if (!models?.available) throw new KgateError('unavailable', 'No model is configured for this service.', { capability: CAPABILITY });
-  const key = ctx.idempotencyKey;
-  if (key === undefined) throw new KgateError('idempotency_key_required', 'Drafting a rubric needs an Idempotency-Key header.');
   const start = input.rubricId === undefined ? undefined : await rubrics.startingPoint(principal.installationId, input.rubricId);
   const messages = rubricPrompt(input, start?.content);
   const requestId = call.requestId ?? '';
@@ -85,14 +64,9 @@ async function draftRubric(ctx: OperationContext, input: RubricDraftInput): Prom
     principalName: principal.principalName,
   };
   const result = await models.runMetered<RubricDraft>({
-    caller: meteredCallerOf(principal),
+    ...meteredRequestOf(metered, 'draftEducationRubric', input),
     kind: 'education-rubric-draft',
-    key,
-    fingerprint: sha256Hex(sortedJson({ operation: 'draftEducationRubric', input })),
-    requestId,
     bound: { inputTokens: inputTokenBound(messages), outputTokens: RUBRIC_MAX_OUTPUT_TOKENS, images: 0 },
-    signal: call.signal ?? new AbortController().signal,
-    onReceipt: (receipt) => call.receipts?.push({ ...receipt }),
     async work(meter) {
       const completion = await meter.model.chat({ messages, maxOutputTokens: RUBRIC_MAX_OUTPUT_TOKENS, json: true, temperature: 0.2, signal: meter.signal });
       const check = checkModelRubric(completion.text, input);
@@ -140,21 +114,7 @@ const draftEducationRubric = defineOperation({
     'a retry with the same key replays the stored answer without a second model call or a second version.',
   input: RubricDraftInputSchema,
   output: RubricDraftSchema,
-  errors: [
-    'invalid_request',
-    'not_found',
-    'idempotency_key_required',
-    'idempotency_key_reused',
-    'idempotency_key_in_flight',
-    'intelligence_budget_unset',
-    'intelligence_budget_exhausted',
-    'intelligence_concurrency_exhausted',
-    'model_unavailable',
-    'model_timeout',
-    'model_interrupted',
-    'model_output_invalid',
-    'unavailable',
-  ],
+  errors: ['invalid_request', 'not_found', ...METERED_ERRORS],
   product: [
     {
       method: 'POST',
@@ -185,7 +145,7 @@ const listEducationRubrics = defineOperation({
     { method: 'GET', path: `${EDUCATION_PATH}/rubrics`, operationId: 'listRubrics', kind: 'service.education-rubrics', capability: CAPABILITY, needs: 'intelligence.execute' },
   ],
   async run(ctx, input) {
-    const page = await rubricsOf(ctx).listRubrics(chainOf(ctx).principal.installationId, { limit: input.limit ?? 20, cursor: input.cursor });
+    const page = await rubricsOf(ctx).listRubrics(runtimeChainOf(ctx).principal.installationId, { limit: input.limit ?? 20, cursor: input.cursor });
     return { rubrics: page.items, nextCursor: page.nextCursor, truncated: page.nextCursor !== null };
   },
 });
@@ -218,7 +178,7 @@ const getEducationRubric = defineOperation({
       needs: 'intelligence.execute',
     },
   ],
-  run: (ctx, input) => rubricsOf(ctx).getRubric(chainOf(ctx).principal.installationId, input.rubricId),
+  run: (ctx, input) => rubricsOf(ctx).getRubric(runtimeChainOf(ctx).principal.installationId, input.rubricId),
 });
 
 /** The rubric operations (docs/education.md, "Rubric drafts"), served only by the Product Runtime. */
