@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { beforeAndAfter } from './before-after.ts';
 import { coldStart } from './cold-start.ts';
 import { educationAnalysisBenchmark } from './education-analysis.ts';
+import { educationGenerationBenchmark } from './education-generation.ts';
 import { httpThroughput } from './http-throughput.ts';
 import { workspacePages } from './workspace-pages.ts';
 import { importThroughput } from './import-throughput.ts';
@@ -41,7 +42,7 @@ import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/ben
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark, remoteMappingsBenchmark, productRuntimeBenchmark, publishedIntelligenceBenchmark, educationAnalysisBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark, remoteMappingsBenchmark, productRuntimeBenchmark, publishedIntelligenceBenchmark, educationAnalysisBenchmark, educationGenerationBenchmark];
 
 /**
  * Benchmarks that run only when `--only` names them: the before-and-after comparison checks out another commit and
