@@ -175,9 +175,9 @@ describe('image generation through the Product Runtime and the fake model', () =
       const usage = answer.body.receipts[1]!;
       const row = await ledgerRow(usage.ledgerId);
       expect(row.state, name).toBe('billable_failure');
-      // The image call's usage never came back with a valid image: the whole reservation is charged.
-      expect(row.charged, name).toBe(row.reserved);
-      expect(usage.costMicrodollars, name).toBe(Number(row.reserved));
+      // The plan's tokens and the one image drawn are charged, though the image is not returned.
+      expect(usage, name).toMatchObject({ usage: { ...USAGE, images: 1 }, costMicrodollars: USAGE.inputTokens + USAGE.outputTokens * 2 + PRICE_IMAGE });
+      expect(Number(row.charged), name).toBe(usage.costMicrodollars);
     }
   });
 
