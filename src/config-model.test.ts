@@ -36,7 +36,11 @@ describe('the model settings', () => {
       timeoutMs: 120_000,
       connectTimeoutMs: 10_000,
       allowPrivateAddresses: false,
+      outputLimitField: 'max_tokens',
     });
+    // OpenAI's reasoning models take the output bound only as max_completion_tokens.
+    expect(parseModelConfig({ ...MODEL, KGATE_MODEL_OUTPUT_LIMIT_FIELD: 'max_completion_tokens' })?.outputLimitField).toBe('max_completion_tokens');
+    expect(() => parseModelConfig({ ...MODEL, KGATE_MODEL_OUTPUT_LIMIT_FIELD: 'max_output' })).toThrow(/KGATE_MODEL_OUTPUT_LIMIT_FIELD: must be max_tokens or max_completion_tokens/);
   });
 
   it('a local model: http, no key, no image model, private addresses allowed', () => {

@@ -21,6 +21,8 @@ export interface ModelConfig {
   connectTimeoutMs: number;
   /** Whether the base URL may resolve to a loopback or private address (a local model, the fake); plain http needs it. */
   allowPrivateAddresses: boolean;
+  /** The request field of the output bound: `max_tokens`, or `max_completion_tokens` for OpenAI's reasoning models. */
+  outputLimitField: 'max_tokens' | 'max_completion_tokens';
 }
 
 // A decimal price: digits with an optional fraction, no exponent or sign (a typo must not pass as 1e9).
@@ -62,6 +64,7 @@ const ModelEnvSchema = z.object({
   KGATE_MODEL_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(900_000).default(120_000),
   KGATE_MODEL_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   KGATE_MODEL_ALLOW_PRIVATE: flag,
+  KGATE_MODEL_OUTPUT_LIMIT_FIELD: z.enum(['max_tokens', 'max_completion_tokens'], { error: 'must be max_tokens or max_completion_tokens' }).default('max_tokens'),
 });
 
 const SECRET = new Set(['KGATE_MODEL_API_KEY']);
@@ -120,5 +123,6 @@ export function parseModelConfig(env: Readonly<Record<string, string | undefined
     timeoutMs: e.KGATE_MODEL_TIMEOUT_MS,
     connectTimeoutMs: e.KGATE_MODEL_CONNECT_TIMEOUT_MS,
     allowPrivateAddresses: allowPrivate,
+    outputLimitField: e.KGATE_MODEL_OUTPUT_LIMIT_FIELD,
   };
 }

@@ -6,14 +6,23 @@ import { withRetries } from './retry.ts';
 import { CallScope } from './scope.ts';
 import { CompletionWire, UsageWire } from './wire.ts';
 
+/**
+ * Which model a chat request names, and the field its output bound goes in: `max_tokens` (the API's original field,
+ * which OpenAI-compatible servers take) or `max_completion_tokens` (which OpenAI's reasoning models require).
+ */
+export interface ChatTarget {
+  model: string;
+  outputLimitField: 'max_tokens' | 'max_completion_tokens';
+}
+
 /** The request body of a chat completion (stream or not). */
-export function chatPayload(model: string, request: ChatRequest, stream: boolean): Record<string, unknown> {
+export function chatPayload(target: ChatTarget, request: ChatRequest, stream: boolean): Record<string, unknown> {
   if (!Number.isInteger(request.maxOutputTokens) || request.maxOutputTokens < 1) throw new RangeError('maxOutputTokens must be a positive integer');
   if (request.messages.length === 0) throw new RangeError('a chat request needs at least one message');
   return {
-    model,
+    model: target.model,
     messages: request.messages.map(({ role, content }) => ({ role, content })),
-    max_tokens: request.maxOutputTokens,
+    [target.outputLimitField]: request.maxOutputTokens,
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.json === true ? { response_format: { type: 'json_object' } } : {}),
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
@@ -27,8 +36,8 @@ export function usageOf(raw: unknown): TokenUsage | undefined {
 }
 
 /** One chat completion as JSON, retried only while certainly not accepted. */
-export async function chat(connection: Connection, model: string, request: ChatRequest, timeoutMs: number): Promise<ChatCompletion> {
-  const payload = chatPayload(model, request, false);
+export async function chat(connection: Connection, target: ChatTarget, request: ChatRequest, timeoutMs: number): Promise<ChatCompletion> {
+  const payload = chatPayload(target, request, false);
   const scope = new CallScope(request.signal, timeoutMs);
   try {
     return await withRetries(scope, connection.limits, async () => {

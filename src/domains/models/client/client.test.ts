@@ -65,6 +65,15 @@ describe('the OpenAI-compatible model client', () => {
     const completion = await model.chat({ ...ASK, json: true, temperature: 0.2 });
     expect(completion).toEqual({ text: '{"greeting":"hello"}', usage: { inputTokens: 12, outputTokens: 4 }, model: 'fake-chat-1', finishReason: 'stop', providerRequestId: fake.requests[0]!.requestId });
     expect(fake.requests[0]!.body).toEqual({ model: 'fake-chat-1', messages: ASK.messages, max_tokens: 50, temperature: 0.2, response_format: { type: 'json_object' } });
+    // Configured for a reasoning model, the same bound goes as max_completion_tokens (streams too), never both.
+    fake.script({ kind: 'reply', text: 'hi' }, { kind: 'reply', text: 'hi' });
+    const reasoning = modelOf({ outputLimitField: 'max_completion_tokens' });
+    await reasoning.chat(ASK);
+    await collect(reasoning.chatStream(ASK));
+    for (const sent of fake.requests.slice(1, 3)) {
+      expect(sent.body).toMatchObject({ max_completion_tokens: 50 });
+      expect(sent.body).not.toHaveProperty('max_tokens');
+    }
     expect(model.identity).toEqual({ provider: `openai-compatible (${new URL(fake.baseUrl).host})`, chatModel: 'fake-chat-1', imageModel: 'fake-image-1' });
     expect(model.prices).toEqual({ inputMicrodollarsPerToken: 1, outputMicrodollarsPerToken: 2, imageMicrodollars: 40_000 });
   });

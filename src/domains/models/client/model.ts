@@ -1,6 +1,6 @@
 import { KgateError } from '../../../kernel/errors.ts';
 import type { ModelPort } from '../contract.ts';
-import { chat } from './chat.ts';
+import { chat, type ChatTarget } from './chat.ts';
 import { createConnection } from './connection.ts';
 import { generateImage } from './image.ts';
 import type { ModelClientSettings } from './settings.ts';
@@ -17,11 +17,12 @@ export function createOpenAiCompatibleModel(settings: ModelClientSettings): Mode
   if (base.username !== '' || base.password !== '') throw new RangeError('the model base URL must not contain credentials');
   const connection = createConnection(settings);
   const { chatModel, imageModel, timeoutMs } = settings;
+  const target: ChatTarget = { model: chatModel, outputLimitField: settings.outputLimitField ?? 'max_tokens' };
   return {
     identity: { provider: `openai-compatible (${base.host})`, chatModel, imageModel },
     prices: { ...settings.prices },
-    chat: (request) => chat(connection, chatModel, request, timeoutMs),
-    chatStream: (request) => ({ [Symbol.asyncIterator]: () => streamChat(connection, chatModel, request, timeoutMs) }),
+    chat: (request) => chat(connection, target, request, timeoutMs),
+    chatStream: (request) => ({ [Symbol.asyncIterator]: () => streamChat(connection, target, request, timeoutMs) }),
     image: async (request) => {
       if (imageModel === null) throw new KgateError('unavailable', 'No image model is configured.');
       return generateImage(connection, imageModel, request, timeoutMs);

@@ -48,6 +48,8 @@ export interface ModelClientSettings {
   /** Connecting and sending one request. */
   connectTimeoutMs: number;
   allowPrivateAddresses: boolean;
+  /** Where a chat request's output bound goes (KGATE_MODEL_OUTPUT_LIMIT_FIELD); default `max_tokens`. */
+  outputLimitField?: 'max_tokens' | 'max_completion_tokens';
   /** True for an ordinary public address: isPublicAddress from src/net/guarded-fetch.ts. */
   isPublicAddress: (address: string) => boolean;
   /** The resolver; dns.lookup by default (tests answer a private address with it). */

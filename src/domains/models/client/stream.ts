@@ -1,7 +1,7 @@
 import type { ChatRequest, ChatStreamEvent, TokenUsage } from '../contract.ts';
 import { ModelError } from '../contract.ts';
 import { encoded } from './body.ts';
-import { chatPayload, requestIdOf, usageOf } from './chat.ts';
+import { chatPayload, requestIdOf, usageOf, type ChatTarget } from './chat.ts';
 import type { Connection } from './connection.ts';
 import { duringAnswer, invalidOutput } from './failures.ts';
 import { withRetries } from './retry.ts';
@@ -15,8 +15,8 @@ import { ChunkWire } from './wire.ts';
  * out of `for await`) destroys the upstream request, which the provider sees as the client going away. Deltas come as
  * the model writes them; the last event is the completion with the usage of the stream's final chunk.
  */
-export async function* streamChat(connection: Connection, model: string, request: ChatRequest, timeoutMs: number): AsyncGenerator<ChatStreamEvent, void, undefined> {
-  const payload = chatPayload(model, request, true);
+export async function* streamChat(connection: Connection, target: ChatTarget, request: ChatRequest, timeoutMs: number): AsyncGenerator<ChatStreamEvent, void, undefined> {
+  const payload = chatPayload(target, request, true);
   const scope = new CallScope(request.signal, timeoutMs);
   let exchange: Exchange | undefined;
   try {
@@ -29,7 +29,7 @@ export async function* streamChat(connection: Connection, model: string, request
     let text = '';
     let usage: TokenUsage | undefined;
     let finishReason: string | undefined;
-    let answeredBy = model;
+    let answeredBy = target.model;
     let done = false;
     try {
       for await (const chunk of response as AsyncIterable<Buffer>) {
