@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureReadingLevel } from '../src/domains/education/quality/index.ts';
-import { modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
+import type { ModelFake } from './fakes/model/server.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
 import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
+import { ledgerSnapshot, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
 
 // The three metered drafting endpoints through a started gateway and the fake model (docs/education.md: practice
 // review, assessment drafts, quality review): answers in V1 envelopes with the operation and usage receipts, replays
@@ -28,28 +29,20 @@ describe('education drafts through the Product Runtime and the fake model', () =
   let chain: RuntimeChainSetup;
   let token: string;
 
+  let started: MeteredGateway;
+
   beforeAll(async () => {
-    fake = await startModelFake();
-    gateway = await startTestGateway({ env: modelEnvOf(fake) });
-    chain = await createRuntimeChain(gateway, 'drafts', { scopes: ['intelligence.execute'] });
-    await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
-    token = await runtimeToken(gateway, chain);
+    started = await startMeteredGateway('drafts');
+    ({ fake, gateway, chain, token } = started);
   });
-  afterAll(async () => {
-    await gateway.stop();
-    await fake.close();
-  });
+  afterAll(() => started.stop());
 
   function post(path: string, json: unknown, key: string | null = randomUUID()): Promise<RuntimeAnswer<Json>> {
     return callRuntime<Json>(gateway, token, 'POST', path, { json, headers: { 'Idempotency-Key': key } });
   }
 
-  /** The organization's ledger rows and month counters, to prove that a refusal reserved nothing. */
-  async function ledger(): Promise<string> {
-    const rows = await gateway.db.query('SELECT id, state, charged_microdollars FROM intelligence_ledger WHERE organization_id = $1 ORDER BY id', [chain.organization.id]);
-    const months = await gateway.db.query('SELECT * FROM intelligence_organization_months WHERE organization_id = $1', [chain.organization.id]);
-    return JSON.stringify({ rows, months });
-  }
+  /** The organization's ledger rows and counters, to prove that a refusal reserved nothing. */
+  const ledger = (): Promise<string> => ledgerSnapshot(gateway, chain);
 
   function expectAnswer(answer: RuntimeAnswer<Json>, kind: string, meteredKind: string): Json {
     expect(answer.status, JSON.stringify(answer.body).slice(0, 800)).toBe(200);

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATE_REVIEW_NOTE } from '../src/domains/education/generate/index.ts';
 import type { LedgerEntry } from '../src/domains/models/index.ts';
-import { modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
+import type { ModelFake } from './fakes/model/server.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
 import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
+import { ledgerSnapshot, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
 
 // Education generation through a started gateway and the fake model (docs/education.md, "Generation"): the JSON
 // answer with its receipts, the NDJSON stream (ready, deltas, done), a client that goes away mid-stream (the model
@@ -49,17 +50,13 @@ describe('education generation through the Product Runtime and the fake model', 
   let chain: RuntimeChainSetup;
   let token: string;
 
+  let started: MeteredGateway;
+
   beforeAll(async () => {
-    fake = await startModelFake();
-    gateway = await startTestGateway({ env: modelEnvOf(fake) });
-    chain = await createRuntimeChain(gateway, 'generate', { scopes: ['intelligence.execute', 'notes.publish'] });
-    await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
-    token = await runtimeToken(gateway, chain);
+    started = await startMeteredGateway('generate', { scopes: ['intelligence.execute', 'notes.publish'] });
+    ({ fake, gateway, chain, token } = started);
   });
-  afterAll(async () => {
-    await gateway.stop();
-    await fake.close();
-  });
+  afterAll(() => started.stop());
 
   function post(json: unknown, key: string | null = randomUUID(), bearer = token): Promise<RuntimeAnswer<Json>> {
     return callRuntime<Json>(gateway, bearer, 'POST', GENERATE, { json, headers: { 'Idempotency-Key': key } });
@@ -102,12 +99,8 @@ describe('education generation through the Product Runtime and the fake model', 
     return { status: response.status, headers: response.headers, events };
   }
 
-  /** The organization's ledger rows and month counters, to prove that a refusal reserved nothing. */
-  async function ledger(): Promise<string> {
-    const rows = await gateway.db.query('SELECT id, state, charged_microdollars FROM intelligence_ledger WHERE organization_id = $1 ORDER BY id', [chain.organization.id]);
-    const months = await gateway.db.query('SELECT * FROM intelligence_organization_months WHERE organization_id = $1', [chain.organization.id]);
-    return JSON.stringify({ rows, months });
-  }
+  /** The organization's ledger rows and counters, to prove that a refusal reserved nothing. */
+  const ledger = (): Promise<string> => ledgerSnapshot(gateway, chain);
 
   function expectReceipts(envelope: Json, outcome: 'settled' | 'billable_failure', replayed = false): void {
     expect(envelope.receipts).toEqual([

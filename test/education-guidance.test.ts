@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUIDANCE_FALLBACKS } from '../src/domains/education/guidance/index.ts';
-import { modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
+import type { ModelFake } from './fakes/model/server.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
 import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
+import { ledgerSnapshot, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
 
 // Student guidance through a started gateway and the fake model (docs/education.md, "Student guidance"): one kind of
 // guidance with its usage and safety receipts; a model text that reveals the answer, links out or invites contact is
@@ -47,28 +48,20 @@ describe('student guidance through the Product Runtime and the fake model', () =
   let chain: RuntimeChainSetup;
   let token: string;
 
+  let started: MeteredGateway;
+
   beforeAll(async () => {
-    fake = await startModelFake();
-    gateway = await startTestGateway({ env: modelEnvOf(fake) });
-    chain = await createRuntimeChain(gateway, 'guidance', { scopes: ['intelligence.execute'] });
-    await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
-    token = await runtimeToken(gateway, chain);
+    started = await startMeteredGateway('guidance');
+    ({ fake, gateway, chain, token } = started);
   });
-  afterAll(async () => {
-    await gateway.stop();
-    await fake.close();
-  });
+  afterAll(() => started.stop());
 
   function post(json: unknown, key: string | null = randomUUID()): Promise<RuntimeAnswer<Json>> {
     return callRuntime<Json>(gateway, token, 'POST', GUIDANCE, { json, headers: { 'Idempotency-Key': key } });
   }
 
-  /** The organization's ledger rows and month counters, to prove that a refusal reserved nothing. */
-  async function ledger(): Promise<string> {
-    const rows = await gateway.db.query('SELECT id, state, charged_microdollars FROM intelligence_ledger WHERE organization_id = $1 ORDER BY id', [chain.organization.id]);
-    const months = await gateway.db.query('SELECT * FROM intelligence_organization_months WHERE organization_id = $1', [chain.organization.id]);
-    return JSON.stringify({ rows, months });
-  }
+  /** The organization's ledger rows and counters, to prove that a refusal reserved nothing. */
+  const ledger = (): Promise<string> => ledgerSnapshot(gateway, chain);
 
   /** A settled answer with its three receipts; answers the data and the safety receipt. */
   function expectGuided(answer: RuntimeAnswer<Json>): { data: Json; safety: Json } {

@@ -6,6 +6,7 @@ import { FAKE_IMAGE_BYTES, modelEnvOf, startModelFake, type ModelFake } from './
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
 import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
+import { ledgerSnapshot, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
 
 // Image generation through a started gateway and the fake model (docs/education.md, "Image generation"): one chat
 // call for the plan and one image call in one reservation, the image as base64 with its media type, length and
@@ -49,27 +50,20 @@ describe('image generation through the Product Runtime and the fake model', () =
   let chain: RuntimeChainSetup;
   let token: string;
 
+  let started: MeteredGateway;
+
   beforeAll(async () => {
-    fake = await startModelFake();
-    gateway = await startTestGateway({ env: modelEnvOf(fake) });
-    chain = await createRuntimeChain(gateway, 'image', { scopes: ['intelligence.execute'] });
-    await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
-    token = await runtimeToken(gateway, chain);
+    started = await startMeteredGateway('image');
+    ({ fake, gateway, chain, token } = started);
   });
-  afterAll(async () => {
-    await gateway.stop();
-    await fake.close();
-  });
+  afterAll(() => started.stop());
 
   function post(json: unknown, key: string | null = randomUUID()): Promise<RuntimeAnswer<Json>> {
     return callRuntime<Json>(gateway, token, 'POST', IMAGE, { json, headers: { 'Idempotency-Key': key } });
   }
 
-  async function ledger(): Promise<string> {
-    const rows = await gateway.db.query('SELECT id, state, charged_microdollars FROM intelligence_ledger WHERE organization_id = $1 ORDER BY id', [chain.organization.id]);
-    const months = await gateway.db.query('SELECT * FROM intelligence_organization_months WHERE organization_id = $1', [chain.organization.id]);
-    return JSON.stringify({ rows, months });
-  }
+  /** The organization's ledger rows and counters, to prove that a refusal reserved nothing. */
+  const ledger = (): Promise<string> => ledgerSnapshot(gateway, chain);
 
   async function ledgerRow(ledgerId: unknown): Promise<{ state: string; charged: string; reserved: string }> {
     const [row] = await gateway.db.query<{ state: string; charged: string; reserved: string }>(

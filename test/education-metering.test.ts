@@ -8,9 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modelEnvOf, startModelFake, type ModelFake } from './fakes/model/server.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
+import type { ModelFake } from './fakes/model/server.ts';
+import type { TestGateway } from './support/gateway.ts';
+import { ledgerSnapshot, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
+import { callRuntime, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
 
 const GENERATE = '/api/product/v1/intelligence/education/generate';
 type Json = Record<string, unknown>;
@@ -33,14 +34,7 @@ const post = (key: string = randomUUID(), signal?: AbortSignal): Promise<Runtime
   callRuntime<Json>(gateway, token, 'POST', GENERATE, { json: REQUEST, headers: { 'Idempotency-Key': key }, ...(signal ? { signal } : {}) });
 
 /** Everything a metered call could change: the organization's ledger rows and counters. */
-async function ledger(): Promise<string> {
-  const org = chain.organization.id;
-  const rows = await gateway.db.query('SELECT id, state, charged_microdollars FROM intelligence_ledger WHERE organization_id = $1 ORDER BY id', [org]);
-  const months = await gateway.db.query('SELECT held_microdollars FROM intelligence_organization_months WHERE organization_id = $1', [org]);
-  const installations = await gateway.db.query('SELECT held_microdollars FROM intelligence_installation_months WHERE installation_id = $1', [chain.installation.id]);
-  const running = await gateway.db.query('SELECT running FROM intelligence_running WHERE organization_id = $1', [org]);
-  return JSON.stringify({ rows, months, installations, running });
-}
+const ledger = (): Promise<string> => ledgerSnapshot(gateway, chain);
 
 const settings = (change: Json) => gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, change);
 
@@ -54,18 +48,15 @@ async function expectNothingSpent(refused: () => Promise<RuntimeAnswer<Json>>): 
   return answer;
 }
 
+let started: MeteredGateway;
+
 beforeAll(async () => {
-  fake = await startModelFake();
-  // A short model deadline, for the stalled model.
-  gateway = await startTestGateway({ env: modelEnvOf(fake, { KGATE_MODEL_TIMEOUT_MS: '1500', KGATE_MODEL_CONNECT_TIMEOUT_MS: '1000' }) });
-  chain = await createRuntimeChain(gateway, 'metering', { scopes: ['intelligence.execute'] });
-  token = await runtimeToken(gateway, chain);
+  // A short model deadline, for the stalled model; no budget until a test sets one.
+  started = await startMeteredGateway('metering', { env: { KGATE_MODEL_TIMEOUT_MS: '1500', KGATE_MODEL_CONNECT_TIMEOUT_MS: '1000' }, budget: null });
+  ({ fake, gateway, chain, token } = started);
 });
 
-afterAll(async () => {
-  await gateway?.stop();
-  await fake?.close();
-});
+afterAll(() => started?.stop());
 
 describe('metering at the generate endpoint', () => {
   it('fails closed without a budget, and with a budget of zero', async () => {
