@@ -9,7 +9,7 @@ import { lineCount } from './bulk.ts';
 import { packContentHash } from './content-hash.ts';
 import type { StoredPack } from './contract.ts';
 import { loadPack, type ParsedPack } from './format/index.ts';
-import { publishPack } from './publish.ts';
+import { publishPack, unchangedVersion } from './publish.ts';
 import { findPackVersion, latestPackVersionId, packVersionId } from './store.ts';
 import { loadPackVersion, readSourceText } from './version-store.ts';
 
@@ -165,6 +165,22 @@ describe('publishing a pack version and loading it back', () => {
     clock.set('2025-03-02T10:00:00.000Z');
     const again = await publishPack(db, clock, examplePack(), { kind: 'account', accountId: chain.adminAccountId });
     expect(again).toMatchObject({ created: false, info: { version: 1, publishedAt: new Date('2025-03-01T10:00:00.000Z') } });
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('finds an unchanged republication without a lock or a write, for its publishers only; changed content is not one', async () => {
+    const before = await snapshot();
+    const pack = examplePack();
+    const hash = packContentHash(pack);
+    const found = await unchangedVersion(db, pack, { kind: 'account', accountId: chain.adminAccountId }, hash);
+    expect(found).toEqual(await publishPack(db, clock, pack, { kind: 'account', accountId: chain.adminAccountId }));
+    expect(found).toMatchObject({ created: false, info: { version: 1 } });
+    const retitled = { ...pack, title: `${pack.title} (revised)` };
+    expect(await unchangedVersion(db, retitled, { kind: 'operator' }, packContentHash(retitled))).toBeUndefined();
+    expect(await unchangedVersion(db, pack, { kind: 'operator' }, 'f'.repeat(64))).toBeUndefined();
+    // Someone who may not publish to the product learns nothing, as from publishPack.
+    const outsider = await insertRuntimeAccount(db, 'pack-outsider');
+    await expect(unchangedVersion(db, pack, { kind: 'account', accountId: outsider }, hash)).rejects.toMatchObject({ code: 'not_found' });
     expect(await snapshot()).toBe(before);
   });
 

@@ -68,9 +68,14 @@ interface LatestRow {
  * version with `created: false` when it already holds exactly this content (same content hash and title) and stores
  * nothing; otherwise stores the content as the pack's next version.
  */
-export async function publishPack(db: Database, clock: Clock, pack: ParsedPack, publisher: PackPublisher): Promise<PublishOutcome> {
+export async function publishPack(
+  db: Database,
+  clock: Clock,
+  pack: ParsedPack,
+  publisher: PackPublisher,
   // Outside the transaction: hashing a large pack's texts takes time that no lock needs to be held for.
-  const contentHash = packContentHash(pack);
+  contentHash: string = packContentHash(pack),
+): Promise<PublishOutcome> {
   return db.transaction(async (tx) => {
     const productId = await publishableProduct(tx, pack.product, publisher);
     const now = clock.now();
@@ -92,13 +97,7 @@ export async function publishPack(db: Database, clock: Clock, pack: ParsedPack, 
       title,
       publishedAt,
     });
-    if (latest && latest.content_hash === contentHash && latest.title === pack.title) {
-      return {
-        info: info(latest.id, latest.version, latest.title, latest.published_at),
-        created: false,
-        counts: { sources: latest.source_count, assertions: latest.assertion_count, insights: latest.insight_count },
-      };
-    }
+    if (latest && holds(latest, pack, contentHash)) return unchangedOutcome(latest, info(latest.id, latest.version, latest.title, latest.published_at));
     const versionId = newId(now.getTime());
     const version = (latest?.version ?? 0) + 1;
     await insertPackVersion(tx, { id: versionId, packId, version, contentHash, publishedBy: publishedBy(publisher), publishedAt: now }, pack);
@@ -107,5 +106,42 @@ export async function publishPack(db: Database, clock: Clock, pack: ParsedPack, 
       created: true,
       counts: { sources: pack.sources.length, assertions: pack.assertions.length, insights: pack.insights.length },
     };
+  });
+}
+
+/** True when the version holds exactly this content under this title: publishing it again stores nothing. */
+function holds(latest: LatestRow, pack: ParsedPack, contentHash: string): boolean {
+  return latest.content_hash === contentHash && latest.title === pack.title;
+}
+
+function unchangedOutcome(latest: LatestRow, info: PackVersionInfo): PublishOutcome {
+  return { info, created: false, counts: { sources: latest.source_count, assertions: latest.assertion_count, insights: latest.insight_count } };
+}
+
+/**
+ * The latest version, when it already holds exactly this content: read without a lock or a write, so that an
+ * unchanged folder published again answers at once instead of being checked and built first (PacksService.publish).
+ * The publisher's right to the product is checked as publishPack checks it; publishPack checks again under its lock.
+ */
+export async function unchangedVersion(db: Database, pack: ParsedPack, publisher: PackPublisher, contentHash: string): Promise<PublishOutcome | undefined> {
+  const productId = await publishableProduct(db, pack.product, publisher);
+  const latest = (
+    await db.query<LatestRow & { pack_id: string }>(
+      `SELECT v.id, v.pack_id, v.version, v.title, v.content_hash, v.published_at, v.source_count, v.assertion_count, v.insight_count
+         FROM intelligence_pack_versions v JOIN intelligence_packs p ON p.id = v.pack_id
+        WHERE p.product_id = $1 AND p.slug = $2 ORDER BY v.version DESC LIMIT 1`,
+      [productId, pack.slug],
+    )
+  )[0];
+  if (!latest || !holds(latest, pack, contentHash)) return undefined;
+  return unchangedOutcome(latest, {
+    versionId: latest.id,
+    packId: latest.pack_id,
+    productId,
+    productSlug: pack.product,
+    packSlug: pack.slug,
+    version: latest.version,
+    title: latest.title,
+    publishedAt: latest.published_at,
   });
 }

@@ -5,7 +5,8 @@ import { SLICE_MS, Slices } from '../../kernel/slices.ts';
 import { lineCount } from './bulk.ts';
 import type { PackSelector, PacksService, StoredPack } from './contract.ts';
 import type { ParsedPack } from './format/index.ts';
-import { publishPack } from './publish.ts';
+import { packContentHash } from './content-hash.ts';
+import { publishPack, unchangedVersion } from './publish.ts';
 import { buildPackView, type PackView } from './queries.ts';
 import { entitlementOf, listEntitledPacks } from './store.ts';
 import { loadPackVersion } from './version-store.ts';
@@ -105,8 +106,12 @@ export function createPacksService(db: Database, clock: Clock, options: { cached
 
   return {
     publish: async (pack, publisher) => {
+      // An unchanged folder published again is answered before its answers are built (which takes seconds on a large pack).
+      const contentHash = packContentHash(pack);
+      const unchanged = await unchangedVersion(db, pack, publisher, contentHash);
+      if (unchanged) return unchanged;
       await assertAnswerable(pack);
-      return publishPack(db, clock, pack, publisher);
+      return publishPack(db, clock, pack, publisher, contentHash);
     },
     listPacks: (accountId) => listEntitledPacks(db, accountId),
     search: async (accountId, selector, input) => (await view(accountId, selector)).search(input),
