@@ -33,7 +33,7 @@ export function reading(result: PublishedIntelligenceResult): string[] {
         `The first \`search_notes\` took ${firstNotes.map(ms).join(', ')} on the ${cold.length} starts${run.engine === 'PGlite' ? ' (on PGlite the vault index is kept as a snapshot in the data directory, so a restart can load it instead of building it)' : ''}.` +
         ` The server's resident memory grew by ${fixed(cold[cold.length - 1]!.rssMb.afterPack - cold[cold.length - 1]!.rssMb.started, 0)} MB over that first search (the loaded pack version and its answers).`,
       `- **${run.engine}, publishing.** \`kgate packs publish\` took ${s(run.publication.ms)} for the ${fixed(result.pack.sources, 0)} sources, and ${s(run.publication.againMs)} again when nothing changed ` +
-        '(the folder is read and validated, the answers built once and the content hashed before it is compared with the latest version). ' +
+        '(the folder is read, validated and hashed, and the hash compared with that of the latest version before anything is built: reading and validating the folder is what it costs). ' +
         (run.engine === 'PGlite'
           ? `On PGlite the command runs inside the gateway (its control channel), and reading and validating the folder holds the event loop for up to ${s(run.setup.loadLongestBlockMs)} (measured in the benchmark process): ` +
             `the gateway's \`/healthz\` waited up to ${s(run.publication.helloDuringPublish.maxMs)} during the publication, and every other request with it.`
