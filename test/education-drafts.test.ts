@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureReadingLevel } from '../src/domains/education/quality/index.ts';
 import type { ModelFake } from './fakes/model/server.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import type { TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
-import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
-import { ledgerSnapshot, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
+import { callRuntime, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
+import { ledgerSnapshot, startBudgetedGateway, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
 
 // The three metered drafting endpoints through a started gateway and the fake model (docs/education.md: practice
 // review, assessment drafts, quality review): answers in V1 envelopes with the operation and usage receipts, replays
@@ -217,10 +217,7 @@ describe('education drafts without a model', () => {
   let token: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway();
-    chain = await createRuntimeChain(gateway, 'drafts-nomodel', { scopes: ['intelligence.execute'] });
-    await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
-    token = await runtimeToken(gateway, chain);
+    ({ gateway, chain, token } = await startBudgetedGateway('drafts-nomodel'));
   });
   afterAll(() => gateway.stop());
 

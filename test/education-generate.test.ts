@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATE_REVIEW_NOTE } from '../src/domains/education/generate/index.ts';
 import type { LedgerEntry } from '../src/domains/models/index.ts';
 import type { ModelFake } from './fakes/model/server.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import type { TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
-import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
-import { ledgerSnapshot, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
+import { callRuntime, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
+import { ledgerSnapshot, startBudgetedGateway, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
 
 // Education generation through a started gateway and the fake model (docs/education.md, "Generation"): the JSON
 // answer with its receipts, the NDJSON stream (ready, deltas, done), a client that goes away mid-stream (the model
@@ -276,10 +276,7 @@ describe('education generation without a model', () => {
   let token: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway();
-    chain = await createRuntimeChain(gateway, 'generate-nomodel', { scopes: ['intelligence.execute'] });
-    await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
-    token = await runtimeToken(gateway, chain);
+    ({ gateway, chain, token } = await startBudgetedGateway('generate-nomodel'));
   });
   afterAll(() => gateway.stop());
 

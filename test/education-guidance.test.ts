@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GUIDANCE_FALLBACKS } from '../src/domains/education/guidance/index.ts';
 import type { ModelFake } from './fakes/model/server.ts';
-import { startTestGateway, type TestGateway } from './support/gateway.ts';
+import type { TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
-import { callRuntime, createRuntimeChain, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
-import { ledgerSnapshot, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
+import { callRuntime, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
+import { ledgerSnapshot, startBudgetedGateway, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
 
 // Student guidance through a started gateway and the fake model (docs/education.md, "Student guidance"): one kind of
 // guidance with its usage and safety receipts; a model text that reveals the answer, links out or invites contact is
@@ -266,10 +266,7 @@ describe('student guidance without a model', () => {
   let token: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway();
-    chain = await createRuntimeChain(gateway, 'guidance-nomodel', { scopes: ['intelligence.execute'] });
-    await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: 50_000_000 });
-    token = await runtimeToken(gateway, chain);
+    ({ gateway, chain, token } = await startBudgetedGateway('guidance-nomodel'));
   });
   afterAll(() => gateway.stop());
 

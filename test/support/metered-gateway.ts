@@ -11,34 +11,45 @@ import { createRuntimeChain, runtimeToken, type RuntimeChainSetup } from './runt
 /** The budget the tests' organizations get unless they ask for another: far above what they spend. */
 export const TEST_BUDGET_MICRODOLLARS = 50_000_000;
 
-/** The fake model, the gateway, the chain and a token with the chain's scopes. */
-export interface MeteredGateway {
-  fake: ModelFake;
+/** A gateway and a Product Runtime chain whose organization has an intelligence budget, with a token of its scopes. */
+export interface BudgetedGateway {
   gateway: TestGateway;
   chain: RuntimeChainSetup;
   token: string;
-  /** Stops the gateway, then the fake. */
   stop(): Promise<void>;
 }
 
-/** Starts the fake model and a gateway configured with it (`env` overrides the model settings), and makes the chain. */
-export async function startMeteredGateway(
-  label: string,
-  options: { env?: Record<string, string>; scopes?: RuntimeScope[]; budget?: number | null } = {},
-): Promise<MeteredGateway> {
-  const fake = await startModelFake();
-  const gateway = await startTestGateway({ env: modelEnvOf(fake, options.env) });
+/** The fake model besides. */
+export interface MeteredGateway extends BudgetedGateway {
+  fake: ModelFake;
+}
+
+/** What both starts take: model settings (`env`), the principal's scopes, the budget (null: none). */
+export interface BudgetedGatewayOptions {
+  env?: Record<string, string>;
+  scopes?: RuntimeScope[];
+  budget?: number | null;
+}
+
+/** Starts a gateway (with `env`; without model settings it has no model) and makes the chain, budgeted. */
+export async function startBudgetedGateway(label: string, options: BudgetedGatewayOptions = {}): Promise<BudgetedGateway> {
+  const gateway = await startTestGateway(options.env ? { env: options.env } : {});
   const chain = await createRuntimeChain(gateway, label, { scopes: options.scopes ?? ['intelligence.execute'] });
   const budget = options.budget === undefined ? TEST_BUDGET_MICRODOLLARS : options.budget;
   if (budget !== null) await gateway.services.runtimeAdmin.setOrganizationSettings(chain.organization.slug, { intelligenceBudgetMicrodollarsMonthly: budget });
   const token = await runtimeToken(gateway, chain);
+  return { gateway, chain, token, stop: () => gateway.stop() };
+}
+
+/** Starts the fake model and a budgeted gateway configured with it (`env` overrides the model settings). */
+export async function startMeteredGateway(label: string, options: BudgetedGatewayOptions = {}): Promise<MeteredGateway> {
+  const fake = await startModelFake();
+  const started = await startBudgetedGateway(label, { ...options, env: modelEnvOf(fake, options.env) });
   return {
+    ...started,
     fake,
-    gateway,
-    chain,
-    token,
     async stop() {
-      await gateway.stop();
+      await started.stop();
       await fake.close();
     },
   };

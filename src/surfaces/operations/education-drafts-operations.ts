@@ -23,16 +23,12 @@ import {
   qualityReviewPrompt,
 } from '../../domains/education/quality/index.ts';
 import { ModelError, type MeteredKind } from '../../domains/models/index.ts';
-import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
-import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
+import { EDUCATION_PATH, METERED_EDUCATION_OPERATION, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
+import { defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
 
 /** What the three drafting operations share: Product Runtime only, one counted operation, metered, keyed. */
 const DRAFTS = {
-  tags: ['runtime', 'education'],
-  credentials: RUNTIME_CREDENTIALS,
-  scope: 'runtime',
-  allowance: 'operation',
-  idempotency: 'metered',
+  ...METERED_EDUCATION_OPERATION,
   errors: [...EDUCATION_CONTEXT_ERRORS, ...METERED_ERRORS],
 } as const;
 

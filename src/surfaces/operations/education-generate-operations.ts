@@ -11,8 +11,8 @@ import {
   type GenerateResult,
 } from '../../domains/education/generate/index.ts';
 import { ModelError, type ChatCompletion, type Meter } from '../../domains/models/index.ts';
-import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
-import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type GenerationSink, type OperationContext } from './operation.ts';
+import { EDUCATION_PATH, METERED_EDUCATION_OPERATION, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
+import { defineOperation, type AnyOperation, type GenerationSink, type OperationContext } from './operation.ts';
 
 /** The operation's id (also its fingerprint's operation). */
 const OPERATION_ID = 'generateEducation';
@@ -93,11 +93,7 @@ const generateEducation = defineOperation({
     'The answer is `status: proposed` with the standards and sources it cites and a review note for the teacher. With ' +
     '`Accept: application/x-ndjson` the answer streams as NDJSON events: `ready`, `delta` (text), `done` (the V1 envelope). ' +
     'Metered (education-generate): needs an Idempotency-Key; a retry replays the stored draft without a second model call.',
-  tags: ['runtime', 'education'],
-  credentials: RUNTIME_CREDENTIALS,
-  scope: 'runtime',
-  allowance: 'operation',
-  idempotency: 'metered',
+  ...METERED_EDUCATION_OPERATION,
   errors: [...EDUCATION_CONTEXT_ERRORS, ...METERED_ERRORS],
   input: GenerateInputSchema,
   output: GenerateResultSchema,

@@ -13,8 +13,8 @@ import {
   type StoredSafety,
 } from '../../domains/education/guidance/index.ts';
 import { ModelError } from '../../domains/models/index.ts';
-import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
-import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
+import { EDUCATION_PATH, METERED_EDUCATION_OPERATION, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
+import { defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
 
 /** Where the education endpoints live (spec 4.7). */
 const CAPABILITY = 'education.student-guidance';
@@ -65,14 +65,10 @@ const educationStudentGuidance = defineOperation({
     'reasons and carries a fixed safe text instead. A safety receipt (`service.education-safety`) follows the usage ' +
     'receipt. Metered (education-student-guidance): needs an Idempotency-Key; a retry with the same key replays the ' +
     'stored answer without calling the model again.',
-  tags: ['runtime', 'education'],
+  ...METERED_EDUCATION_OPERATION,
   input: GuidanceInputSchema,
   output: GuidanceResultSchema,
   errors: [...EDUCATION_CONTEXT_ERRORS, ...METERED_ERRORS],
-  credentials: RUNTIME_CREDENTIALS,
-  scope: 'runtime',
-  allowance: 'operation',
-  idempotency: 'metered',
   product: [
     {
       method: 'POST',

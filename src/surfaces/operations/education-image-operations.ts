@@ -16,8 +16,8 @@ import { inputTokenBound } from '../../domains/education/drafting/index.ts';
 import { ModelError } from '../../domains/models/index.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { sha256Hex } from '../../kernel/hashing.ts';
-import { EDUCATION_PATH, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
-import { RUNTIME_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
+import { EDUCATION_PATH, METERED_EDUCATION_OPERATION, METERED_ERRORS, meteredCallOf, meteredRequestOf } from './metered-calls.ts';
+import { defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
 
 const CAPABILITY = 'education.generate-image';
 
@@ -87,14 +87,10 @@ const generateEducationImage = defineOperation({
     'its media type, byte length and SHA-256, the alt text and a summary of the prompt, as a proposal to review. ' +
     'Metered (education-generate-image, one chat call and one image): needs an Idempotency-Key; a retry with the ' +
     'same key replays the stored answer without calling the model again.',
-  tags: ['runtime', 'education'],
+  ...METERED_EDUCATION_OPERATION,
   input: ImageInputSchema,
   output: ImageResultSchema,
   errors: [...EDUCATION_CONTEXT_ERRORS, ...METERED_ERRORS],
-  credentials: RUNTIME_CREDENTIALS,
-  scope: 'runtime',
-  allowance: 'operation',
-  idempotency: 'metered',
   product: [
     {
       method: 'POST',

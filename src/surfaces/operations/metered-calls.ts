@@ -3,7 +3,7 @@ import { meteredCallerOf, type MeteredRequest, type ModelsService } from '../../
 import type { RuntimePrincipal } from '../../domains/runtime/index.ts';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
 import { KgateError } from '../../kernel/errors.ts';
-import type { OperationContext, RuntimeCallContext } from './operation.ts';
+import { RUNTIME_CREDENTIALS, type OperationContext, type RuntimeCallContext } from './operation.ts';
 
 // What every metered (model-backed) Product Runtime operation does the same way before and around its model calls
 // (docs/budgets.md): the models service, the chain, the idempotency key, and the request fields the runner needs.
@@ -25,6 +25,18 @@ export const METERED_ERRORS = [
   'model_output_invalid',
   'unavailable',
 ] as const satisfies readonly ErrorCode[];
+
+/**
+ * What every metered education operation declares alike: Product Runtime only, one counted operation, and the
+ * `metered` key rule (its error codes are METERED_ERRORS, beside its input's own).
+ */
+export const METERED_EDUCATION_OPERATION = {
+  tags: ['runtime', 'education'],
+  credentials: RUNTIME_CREDENTIALS,
+  scope: 'runtime',
+  allowance: 'operation',
+  idempotency: 'metered',
+} as const;
 
 /** A metered call's runner, chain and key, each checked. */
 export interface MeteredCall {
