@@ -6,7 +6,7 @@ import type { ModelFake } from './fakes/model/server.ts';
 import type { TestGateway } from './support/gateway.ts';
 import { expectRuntimeProblem } from './support/runtime-checks.ts';
 import { callRuntime, runtimeToken, type RuntimeAnswer, type RuntimeChainSetup } from './support/runtime-gateway.ts';
-import { ledgerSnapshot, startBudgetedGateway, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
+import { TEST_BUDGET_MICRODOLLARS, ledgerSnapshot, startBudgetedGateway, startMeteredGateway, type MeteredGateway } from './support/metered-gateway.ts';
 
 // Education generation through a started gateway and the fake model (docs/education.md, "Generation"): the JSON
 // answer with its receipts, the NDJSON stream (ready, deltas, done), a client that goes away mid-stream (the model
@@ -202,7 +202,7 @@ describe('education generation through the Product Runtime and the fake model', 
     }
     expect(row).toMatchObject({ kind: 'education-generate', state: 'billable_failure', errorCode: 'model_interrupted' });
     expect(row!.chargedMicrodollars).toBeGreaterThan(0);
-    const month = await gateway.services.models.month(chain.organization.id);
+    const month = await gateway.services.models.month(chain.organization.id, TEST_BUDGET_MICRODOLLARS);
     // The first billable failure of this organization (the earlier tests settled theirs).
     expect(month.requests.billableFailures).toBe(1);
     expect(month.requests.running).toBe(0);

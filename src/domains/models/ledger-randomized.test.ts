@@ -257,7 +257,7 @@ describe('the ledger under 500 randomized concurrent requests', () => {
     for (const installation of balance.installations) expect(installation.held, installation.installationId).toBe(installation.rowsHeld);
     const b = balance.installations.find((installation) => installation.installationId === callerB.installationId);
     expect(b!.held).toBeLessThanOrEqual(SUBLIMIT);
-    const month = await models.month(fixture.organizationId);
+    const month = await models.month(fixture.organizationId, fixture.caller.budgetMicrodollars);
     expect(month.reservedMicrodollars).toBe(0);
     expect(month.settledMicrodollars + month.billableFailureMicrodollars).toBe(balance.organizationHeld);
     // The charges the callers were told of (fresh receipts, one per ledger row) are the charges held.

@@ -142,7 +142,7 @@ describe('the metered runner', () => {
     expect(replayed).toEqual({ data: { text: 'settled answer' }, receipt: { ...result.receipt, replayed: true }, replayed: true });
     expect(retry.receipts).toEqual([replayed.receipt]);
     expect(fake.requests.length).toBe(requests);
-    expect(await models.month(fixture.organizationId)).toEqual({
+    expect(await models.month(fixture.organizationId, fixture.caller.budgetMicrodollars)).toEqual({
       month: '2026-11',
       budgetMicrodollars: 100_000,
       reservedMicrodollars: 0,
@@ -263,7 +263,7 @@ describe('the metered runner', () => {
     fake.script({ kind: 'reply', text: 'second time', usage: { inputTokens: 1, outputTokens: 1 } });
     const again = await models.runMetered(chatRun(fixture.caller, 'refused-key').request);
     expect(again).toMatchObject({ data: { text: 'second time' }, replayed: false, receipt: { costMicrodollars: 3 } });
-    expect((await models.month(fixture.organizationId)).requests).toEqual({ settled: 1, billableFailures: 0, released: 1, running: 0 });
+    expect((await models.month(fixture.organizationId, fixture.caller.budgetMicrodollars)).requests).toEqual({ settled: 1, billableFailures: 0, released: 1, running: 0 });
   });
 
   it('charges the reservation of a timed-out call, and the actual cost of an invalid output', async () => {
@@ -297,7 +297,7 @@ describe('the metered runner', () => {
     });
     expect(await outcomeOf(() => models.runMetered(after.request))).toMatchObject({ code: undefined });
     expect(after.receipts).toMatchObject([{ outcome: 'billable_failure', costMicrodollars: 30 }]);
-    expect((await models.month(fixture.organizationId)).requests).toEqual({ settled: 0, billableFailures: 1, released: 1, running: 0 });
+    expect((await models.month(fixture.organizationId, fixture.caller.budgetMicrodollars)).requests).toEqual({ settled: 0, billableFailures: 1, released: 1, running: 0 });
   });
 
   it('charges no more than the reservation when the provider over-reports, and records the excess', async () => {
@@ -321,7 +321,7 @@ describe('the metered runner', () => {
       return { text: completion.text };
     });
     const running = outcomeOf(() => models.runMetered(slow.request));
-    for (let i = 0; i < 200 && (await models.month(fixture.organizationId)).requests.running === 0; i += 1) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 200 && (await models.month(fixture.organizationId, fixture.caller.budgetMicrodollars)).requests.running === 0; i += 1) await new Promise((r) => setTimeout(r, 5));
     clock.advance(DEFAULT_DISPATCH_WINDOW_MS + 1);
     // The next request of the organization expires it first, so the concurrency slot is free for it.
     fake.script({ kind: 'reply', text: 'fits', usage: { inputTokens: 1, outputTokens: 1 } });
@@ -329,7 +329,7 @@ describe('the metered runner', () => {
     proceed();
     expect(await running).toMatchObject({ code: 'model_unavailable' });
     expect(fake.requests.length).toBe(start + 1);
-    expect((await models.month(fixture.organizationId)).requests).toMatchObject({ released: 1, settled: 1, running: 0 });
+    expect((await models.month(fixture.organizationId, fixture.caller.budgetMicrodollars)).requests).toMatchObject({ released: 1, settled: 1, running: 0 });
 
     clock.advance(1);
     fake.script({ kind: 'stall' });

@@ -16,7 +16,7 @@ import {
 import { costOf, monthOf } from './ledger/cost.ts';
 import { meteredPort, type MeterRecord } from './ledger/meter.ts';
 import type { LedgerEntry, LedgerRow, StoredError } from './ledger/rows.ts';
-import { findLive, findRow, finish, markDispatched, monthSums, organizationBudget, recentRows, reserve, staleRows } from './ledger/store.ts';
+import { findLive, findRow, finish, markDispatched, monthSums, recentRows, reserve, staleRows } from './ledger/store.ts';
 
 /** How long a reservation may wait for its first model call before expiry releases it. */
 export const DEFAULT_DISPATCH_WINDOW_MS = 60_000;
@@ -47,8 +47,8 @@ export interface ModelsService {
   runMetered<T extends Record<string, unknown>>(request: MeteredRequest<T>): Promise<MeteredResult<T>>;
   /** Finishes running rows past their deadlines (all organizations, or one). */
   expire(now?: Date, organizationId?: string): Promise<ExpiryResult>;
-  /** The organization's current month (UTC). */
-  month(organizationId: string): Promise<IntelligenceMonth>;
+  /** The organization's current month (UTC), with its budget as the caller read it from the organization's settings. */
+  month(organizationId: string, budgetMicrodollars: number | undefined): Promise<IntelligenceMonth>;
   /** The organization's latest ledger rows, newest first, without stored results (at most MAX_RECENT_ROWS). */
   recent(organizationId: string, limit: number): Promise<LedgerEntry[]>;
 }
@@ -199,12 +199,12 @@ export function createModelsService(options: ModelsServiceOptions): ModelsServic
       }
       throw new KgateError('idempotency_key_in_flight', 'A request with the same idempotency key is still running.');
     },
-    async month(organizationId: string): Promise<IntelligenceMonth> {
+    async month(organizationId: string, budgetMicrodollars: number | undefined): Promise<IntelligenceMonth> {
       const month = monthOf(clock.now());
-      const [sums, budget] = await Promise.all([monthSums(db, organizationId, month), organizationBudget(db, organizationId)]);
+      const sums = await monthSums(db, organizationId, month);
       return {
         month,
-        budgetMicrodollars: budget,
+        budgetMicrodollars: budgetMicrodollars ?? null,
         reservedMicrodollars: sums.reserved,
         settledMicrodollars: sums.settled,
         billableFailureMicrodollars: sums.billableFailure,

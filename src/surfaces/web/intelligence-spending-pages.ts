@@ -26,7 +26,7 @@ export function intelligenceSpendingPages(deps: IntelligenceSpendingDependencies
       const organizations = await deps.runtimeAdmin.listMyOrganizations(current.session.accountId);
       const sections = await Promise.all(
         organizations.map(async (organization) =>
-          spendingSection(organization, await deps.models.month(organization.id), await deps.models.recent(organization.id, SPENDING_ROWS)),
+          spendingSection(organization, await deps.models.month(organization.id, organization.settings.intelligenceBudgetMicrodollarsMonthly), await deps.models.recent(organization.id, SPENDING_ROWS)),
         ),
       );
       return sendPage(c, {

@@ -106,6 +106,12 @@ export const LEDGER_COLUMNS = `id, organization_id, installation_id, principal_i
   input_tokens, output_tokens, images, usage_unknown, model, result, error, receipt, request_id, created_at,
   dispatched_at, finished_at, expired_at, dispatch_deadline, settle_deadline`;
 
+/** The same columns without the stored answer and receipt, and only the code of an error: for listings. */
+export const LEDGER_SUMMARY_COLUMNS = `id, organization_id, installation_id, principal_id, idempotency_key, fingerprint, metered_kind,
+  to_char(month_start, 'YYYY-MM') AS month, state, reserved_microdollars, charged_microdollars, excess_microdollars,
+  input_tokens, output_tokens, images, usage_unknown, model, NULL::jsonb AS result, jsonb_build_object('code', error->>'code') AS error,
+  NULL::jsonb AS receipt, request_id, created_at, dispatched_at, finished_at, expired_at, dispatch_deadline, settle_deadline`;
+
 /** A LedgerRecord as the domain reads it. */
 export function rowOf(record: LedgerRecord): LedgerRow {
   return {

@@ -2,7 +2,7 @@ import type { Database, Sql } from '../../../db/port.ts';
 import { KgateError } from '../../../kernel/errors.ts';
 import type { MeteredCaller, MeteredKind, ModelIdentity, ModelUsage } from '../contract.ts';
 import { monthStart } from './cost.ts';
-import { LEDGER_COLUMNS, type LedgerRecord, type LedgerRow, type LedgerState, receiptOf, rowOf, type StoredError } from './rows.ts';
+import { LEDGER_COLUMNS, LEDGER_SUMMARY_COLUMNS, type LedgerRecord, type LedgerRow, type LedgerState, receiptOf, rowOf, type StoredError } from './rows.ts';
 
 // Every change of a row and of the counters it holds happens in one transaction that takes its locks in the same
 // order (the ledger row, then the organization's month, the installation's month, the running count), so that
@@ -284,20 +284,10 @@ export async function monthSums(sql: Sql, organizationId: string, month: string)
   };
 }
 
-/** The organization's monthly intelligence budget as its settings hold it now, or null when unset. */
-export async function organizationBudget(sql: Sql, organizationId: string): Promise<number | null> {
-  const rows = await sql.query<{ budget: string | null }>(
-    `SELECT settings->'productRuntime'->>'intelligenceBudgetMicrodollarsMonthly' AS budget FROM runtime_organizations WHERE id = $1`,
-    [organizationId],
-  );
-  const budget = rows[0]?.budget;
-  return budget === null || budget === undefined ? null : Number(budget);
-}
-
 /** The organization's latest rows, newest first, without stored results. */
 export async function recentRows(sql: Sql, organizationId: string, limit: number): Promise<LedgerRow[]> {
   const rows = await sql.query<LedgerRecord>(
-    `SELECT ${LEDGER_COLUMNS.replace('result, error, receipt', "NULL::jsonb AS result, jsonb_build_object('code', error->>'code') AS error, NULL::jsonb AS receipt")}
+    `SELECT ${LEDGER_SUMMARY_COLUMNS}
        FROM intelligence_ledger WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
     [organizationId, limit],
   );
