@@ -5,9 +5,8 @@
  * the OAuth fake), 403 (Classroom access off), 429 with Retry-After, 5xx, and an answer lost after the request
  * landed.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { send, type FakeAnswer } from '../drive/wire.ts';
+import type { IncomingMessage } from 'node:http';
+import { serveFake, takeMatching, type FakeAnswer } from '../drive/wire.ts';
 import { classroomApi, classroomError, type ClassroomLedger } from './api.ts';
 import { ClassroomStore, type FakeAttachment, type FakeCourse, type FakeCourseWork, type FakeProfile, type FakeSubmission } from './store.ts';
 
@@ -93,8 +92,8 @@ export async function startClassroomFake(options: ClassroomFakeOptions): Promise
     if (raw === null) return classroomError(413, 'INVALID_ARGUMENT', 'Request payload too large.');
     const fault = faults.shift();
     if (fault) return fault;
-    const refusal = refusals.findIndex((each) => each.match(logged));
-    if (refusal >= 0) return serverError(refusals.splice(refusal, 1)[0]!.status);
+    const refusal = takeMatching(refusals, logged);
+    if (refusal) return serverError(refusal.status);
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const grant = bearer ? options.checkToken(bearer) : 'unknown';
     if (typeof grant === 'string') {
@@ -113,22 +112,12 @@ export async function startClassroomFake(options: ClassroomFakeOptions): Promise
     const answer =
       classroomApi(store, settings, ledger, { method: logged.method, path: url.pathname, query: url.searchParams, body, scopes: grant.scopes, me: teacher.id }) ??
       classroomError(404, 'NOT_FOUND', 'Method not found.');
-    const loss = losses.findIndex((match) => match(logged));
-    if (loss >= 0) {
-      losses.splice(loss, 1);
-      return classroomError(500, 'INTERNAL', 'Internal error encountered.');
-    }
+    // A lost answer: the work above is done, the caller hears a server error.
+    if (takeMatching(losses, logged)) return classroomError(500, 'INTERNAL', 'Internal error encountered.');
     return answer;
   }
 
-  const server = createServer((req, res) => {
-    handle(req).then(
-      (answer) => send(res, answer),
-      () => send(res, classroomError(500, 'INTERNAL', 'Internal error encountered.')),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { origin, close } = await serveFake(handle, classroomError(500, 'INTERNAL', 'Internal error encountered.'));
 
   return {
     origin,
@@ -178,10 +167,6 @@ export async function startClassroomFake(options: ClassroomFakeOptions): Promise
     failNextMatching(match, status = 500) {
       refusals.push({ match, status });
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

@@ -4,14 +4,13 @@
  * tokens checked on every API request, faults to inject (rate limits, server errors, expired or revoked tokens), and
  * "another device" editing the same files.
  */
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { ProviderUrls } from '../../../src/domains/providers/port.ts';
 import { DriveDevice } from './device.ts';
 import { driveApi, isWrite, type ApiSettings, type FileAccess } from './files-api.ts';
 import { DRIVE_FILE_SCOPE, DRIVE_READONLY_SCOPE, DRIVE_SCOPE, FakeGoogleOAuth, type Consent } from './oauth.ts';
 import { DriveStore, type FakeFile } from './store.ts';
-import { driveError, send, type FakeAnswer } from './wire.ts';
+import { driveError, serveFake, takeMatching, type FakeAnswer } from './wire.ts';
 
 /** Settings of {@link startDriveFake}. */
 export interface DriveFakeOptions {
@@ -175,8 +174,7 @@ export async function startDriveFake(options: DriveFakeOptions = {}): Promise<Dr
       return oauth.token(form, basicAuth(req.headers.authorization));
     }
     if (!url.pathname.startsWith('/drive/v3/') && !url.pathname.startsWith('/upload/drive/v3/')) return { status: 404, raw: Buffer.from('Not Found') };
-    const hook = hooks.findIndex((each) => each.match(logged));
-    if (hook >= 0) hooks.splice(hook, 1)[0]!.action();
+    takeMatching(hooks, logged)?.action();
     const refused = fault();
     if (refused) return refused;
     const access = authorize(req, isWrite(method));
@@ -184,22 +182,12 @@ export async function startDriveFake(options: DriveFakeOptions = {}): Promise<Dr
     const answer =
       driveApi(store, settings, { method, path: url.pathname, query: url.searchParams, headers: req.headers, body }, access) ??
       driveError(404, 'notFound', `Method not found.`);
-    const loss = losses.findIndex((match) => match(logged));
-    if (loss >= 0) {
-      losses.splice(loss, 1);
-      return driveError(503, 'backendError', 'Service Unavailable');
-    }
+    // A lost answer: the work above is done, the caller hears a server error.
+    if (takeMatching(losses, logged)) return driveError(503, 'backendError', 'Service Unavailable');
     return answer;
   }
 
-  const server = createServer((req, res) => {
-    handle(req).then(
-      (answer) => send(res, answer),
-      () => send(res, driveError(500, 'internalError', 'Internal Error')),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { origin, close } = await serveFake(handle, driveError(500, 'internalError', 'Internal Error'));
 
   return {
     urls: { api: origin, content: origin, authorize: `${origin}/o/oauth2/v2/auth`, token: `${origin}/token`, revoke: `${origin}/revoke` },
@@ -239,10 +227,6 @@ export async function startDriveFake(options: DriveFakeOptions = {}): Promise<Dr
     },
     file: (path) => device.file(path),
     trashed: (path) => device.trashed(path),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

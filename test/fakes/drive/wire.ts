@@ -2,7 +2,8 @@
  * How the fake Drive speaks: Google's JSON error envelope (`{"error":{"code","message","errors":[{reason,...}]}}`),
  * partial responses selected by the `fields` parameter, and the subset of the `q` search language the adapter uses.
  */
-import type { ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 /** One answer of the fake: status, headers and a JSON (or raw) body. */
 export interface FakeAnswer {
@@ -44,6 +45,40 @@ export function send(res: ServerResponse, answer: FakeAnswer): void {
   }
   const body = answer.json === undefined ? '' : JSON.stringify(answer.json);
   res.writeHead(answer.status, { 'content-type': 'application/json; charset=UTF-8', ...answer.headers }).end(body);
+}
+
+/**
+ * Takes the first queued predicate that matches `request` off the queue: how the Google fakes lose one answer on
+ * demand (the work is done, the answer is not delivered) or refuse one request.
+ */
+export function takeMatching<R, E extends { match: (request: R) => boolean } | ((request: R) => boolean)>(queue: E[], request: R): E | undefined {
+  const index = queue.findIndex((entry) => (typeof entry === 'function' ? entry(request) : entry.match(request)));
+  return index < 0 ? undefined : queue.splice(index, 1)[0];
+}
+
+/** A fake served on a loopback port: its origin, and closing it (connections first). */
+export interface ServedFake {
+  origin: string;
+  close: () => Promise<void>;
+}
+
+/** Serves `handle` on 127.0.0.1 at a free port; a handler that throws answers `failure`. */
+export async function serveFake(handle: (req: IncomingMessage) => Promise<FakeAnswer>, failure: FakeAnswer): Promise<ServedFake> {
+  const server = createServer((req, res) => {
+    handle(req).then(
+      (answer) => send(res, answer),
+      () => send(res, failure),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** A parsed `fields` mask: each selected key, with the mask of its sub-fields when it has one. */
