@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   model_timeout: 'The model did not complete in time; the request was accepted, so it is recorded as a billable failure.',
   model_interrupted: 'The model request was interrupted after it was accepted (a lost connection, a client that went away); billable.',
   model_output_invalid: "The model's output failed its schema or checks; none of it is returned, and the call is billable.",
+  endpoint_url_refused: 'The webhook URL is not https, or its host resolves to a private, loopback or special address.',
   pack_invalid: 'The pack folder fails validation; every problem names its file and line, and nothing was stored.',
   conflict: 'The request conflicts with the current state of a resource.',
   idempotency_key_in_flight: 'A request with the same idempotency key is still running.',

@@ -4,8 +4,11 @@ export type Plan = 'free' | 'developer' | 'team';
 /** Whether an account may act at all. */
 export type AccountStatus = 'active' | 'suspended';
 
-/** How a principal proved who it is; recorded with every provenance event. */
-export type CredentialKind = 'personal_access_token' | 'oauth' | 'session' | 'service_principal' | 'operator';
+/**
+ * How a principal proved who it is; recorded with every provenance event. `automation`: the automation gateway's bounded executor, acting for the person
+ * who approved an automation proposal (that person's access is checked again when it acts; docs/automation.md).
+ */
+export type CredentialKind = 'personal_access_token' | 'oauth' | 'session' | 'service_principal' | 'operator' | 'automation';
 
 /**
  * Who is acting, resolved from server-held records on every request (never from what the caller claims). An

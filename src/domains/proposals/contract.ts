@@ -72,6 +72,8 @@ export const ProposalSchema = z.object({
   mappingId: z.uuid(),
   contextScopeId: z.uuid().nullable(),
   kind: ProposalKindSchema,
+  origin: z.enum(['agent', 'automation']).describe('Who proposed it: an agent (MCP, REST) or the automation gateway'),
+  automationSource: z.string().nullable().describe('An automation proposal: the bridge or producer that sent it'),
   state: ProposalStateSchema,
   title: z.string(),
   rationale: z.string(),

@@ -40,6 +40,10 @@ export interface ProposeInput {
   rationale?: string | undefined;
   writes: ReadonlyArray<{ path: string; content: string; expectedHash?: string | undefined }>;
   deletions: ReadonlyArray<{ path: string; expectedHash?: string | undefined }>;
+  /** Where it came from: an agent (the MCP tools, the REST routes; the default) or the automation gateway. */
+  origin?: 'agent' | 'automation';
+  /** An automation proposal's bridge or producer, in its own words (`n8n`, `zapier`, a trigger's name). */
+  automationSource?: string | undefined;
 }
 
 /** A proposal as it is read, and its steps. */
@@ -83,6 +87,27 @@ export interface ProposalsService {
   get(actor: Actor, mappingId: string, proposalId: string): Promise<ProposalDetail>;
   /** A mapping's proposals, newest first, optionally of some states. */
   list(actor: Actor, mappingId: string, query?: { states?: readonly ProposalState[]; limit?: number; cursor?: string }): Promise<ProposalPage>;
+  /**
+   * The proposals of a workspace's mappings that `actor` may read (user-scoped), newest first; `origin` narrows them
+   * to the automation gateway's (GET /api/dev/automation/proposals) or agents'.
+   */
+  listWorkspace(
+    actor: Actor,
+    workspaceId: string,
+    query?: { states?: readonly ProposalState[]; origin?: 'agent' | 'automation'; limit?: number; cursor?: string },
+  ): Promise<ProposalPage>;
+  /**
+   * The bounded executor of the automation gateway: executes one approved automation proposal exactly as `execute`
+   * does, as the person who approved it (credential kind `automation`), after checking again that this person may
+   * still write the vault. Anything but an approved automation proposal answers undefined and changes nothing; an
+   * executed one answers as it is. A note changed since the preview fails it, as on the page.
+   */
+  executeApproved(proposalId: string): Promise<Proposal | undefined>;
+  /**
+   * Ids of approved automation proposals waiting for the executor, oldest approval first: of the workspaces where
+   * `scope.accountId` has automation management, or of every workspace (`all`, maintenance).
+   */
+  approvedForExecution(scope: { accountId: string } | 'all', limit: number): Promise<string[]>;
   /** Moves proposals that waited past their expiry to `expired`; returns how many (maintenance). */
   expireDue(): Promise<number>;
   /**
@@ -475,6 +500,11 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
       if (mapping.provider !== 'hosted') return { available: false, reason: REMOTE_PROPOSALS };
       return { available: true, reason: null };
     },
+
+    // Built by the automation proposals work of issue 22 (in progress); nothing calls these yet.
+    listWorkspace: () => Promise.reject(new KgateError('unavailable', 'Not built yet.')),
+    executeApproved: () => Promise.reject(new KgateError('unavailable', 'Not built yet.')),
+    approvedForExecution: () => Promise.reject(new KgateError('unavailable', 'Not built yet.')),
 
     async expireDue() {
       const due = await store.expireDue(db, clock.now(), 500);

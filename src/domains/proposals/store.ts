@@ -36,12 +36,14 @@ interface ProposalRow {
   before_contents: Record<string, string> | null;
   failure: Proposal['failure'];
   undone_at: Date | null;
+  origin: 'agent' | 'automation';
+  automation_source: string | null;
   [key: string]: unknown;
 }
 
 const COLUMNS = `id, seq, mapping_id, vault_id, scope_id, kind, state, title, rationale, actions, preview, notes_hash, against_hash,
   proposed_by, proposed_credential_kind, proposed_client, created_at, expires_at, decided_at, decision_comment, executed_at,
-  result, before_contents, failure, undone_at`;
+  result, before_contents, failure, undone_at, origin, automation_source`;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -53,6 +55,8 @@ function toProposal(row: ProposalRow): StoredProposal {
     vaultId: row.vault_id,
     contextScopeId: row.scope_id,
     kind: row.kind,
+    origin: row.origin,
+    automationSource: row.automation_source,
     state: row.state,
     title: row.title,
     rationale: row.rationale,

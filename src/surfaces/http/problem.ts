@@ -43,6 +43,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorCode, ContentfulStatusCode>> = {
   learner_specific_content: 422,
   group_too_small: 422,
   media_type_unsupported: 415,
+  endpoint_url_refused: 422,
   media_duration_exceeded: 422,
   media_storage_exhausted: 403,
   intelligence_budget_unset: 403,

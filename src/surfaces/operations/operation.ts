@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
 import type { CredentialKind } from '../../kernel/principal.ts';
+import type { AutomationService, WebhooksService } from '../../domains/automation/index.ts';
 import type { GraphService } from '../../domains/graph/index.ts';
 import type { IdempotentCommit, SharedWork } from '../../domains/idempotency/index.ts';
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
@@ -57,6 +58,10 @@ export interface OperationServices {
   models?: ModelsService;
   /** Rubric drafts (docs/education.md); absent where a gateway is built without them: `unavailable`. */
   educationRubrics?: EducationRubricsService;
+  /** The automation gateway's events, triggers, runs and `process` (docs/automation.md). */
+  automation?: AutomationService;
+  /** Webhook endpoints, deliveries and executions (docs/automation.md). */
+  webhooks?: WebhooksService;
 }
 
 /**
@@ -153,14 +158,16 @@ export interface ToolAnnotations {
 }
 
 /**
- * Where an operation is served on the Developer REST API. Where each input field comes from is derived, not listed:
- * a POST reads every field from its JSON body; a GET or DELETE reads every field from the query; `mappingId` may
+ * Where an operation is served on the Developer REST API (or the automation gateway, whose table is its own). Where
+ * each input field comes from is derived, not listed: a `{name}` segment of the path is that input field; a POST or
+ * PATCH reads every other field from its JSON body; a GET or DELETE from the query; `mappingId` may
  * also come from the query or the `X-Service-Mapping` header; `expectedHash` may come from `If-Match` and never
  * from a query; with `notePathFromSegments`, `path` is the route's two segments `{category}/{filename}`.
  */
 export interface RestBinding {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** OpenAPI path template relative to /api/dev, e.g. `/notes/{category}/{filename}`. */
+  /** A POST or PATCH reads its fields from the JSON body; a GET or DELETE from the query. */
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** OpenAPI path template relative to its API's base (/api/dev), e.g. `/notes/{category}/{filename}`. */
   path: string;
   /** The OpenAPI operationId of this route, when the operation has more than one route; default the operation id. */
   operationId?: string;

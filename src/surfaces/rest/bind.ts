@@ -80,7 +80,7 @@ function bindMapping(c: Context<HttpEnv>, input: Record<string, unknown>): void 
 
 /**
  * Collects an operation's raw input from the request, as the route declares: query fields (converted to their
- * kinds), JSON body fields (unknown fields are rejected: undocumented fields are unavailable), the mapping from the
+ * kinds), path fields, JSON body fields (unknown fields are rejected: undocumented fields are unavailable), the mapping from the
  * query, the body or X-Service-Mapping (they must agree), the note path from two segments, and If-Match.
  */
 export function bindInput(c: Context<HttpEnv>, route: RestRoute): Record<string, unknown> {
@@ -103,6 +103,7 @@ export function bindInput(c: Context<HttpEnv>, route: RestRoute): Record<string,
     }
     Object.assign(input, body);
   }
+  for (const name of route.pathFields) input[name] = c.req.param(name);
   if (route.mappingAnywhere) bindMapping(c, input);
   if (route.binding.notePathFromSegments) input.path = notePathOf(c);
   const ifMatch = c.req.header('if-match');

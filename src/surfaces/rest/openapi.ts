@@ -7,6 +7,23 @@ import { MAPPING_HEADER } from './bind.ts';
 import type { RestRoute } from './routes.ts';
 
 
+/** What names one REST API in its OpenAPI document: the Developer REST API, or the automation gateway. */
+export interface RestApiIdentity {
+  title: string;
+  description: string;
+  /** Where it is served, below the base URL. */
+  basePath: string;
+}
+
+/** The Developer REST API's identity. */
+export const DEVELOPER_API_IDENTITY: RestApiIdentity = {
+  title: 'kgate Developer REST API',
+  description:
+    'Governed access to hosted Markdown vaults. Writes preview by default; applying needs dryRun false, an ' +
+    'Idempotency-Key and the current hash of every existing note touched. Errors are RFC 9457 problem documents with a stable code.',
+  basePath: '/api/dev',
+};
+
 /** Errors every authenticated operation can answer, besides its own. */
 const COMMON_ERRORS: readonly ErrorCode[] = [
   'unauthenticated',
@@ -40,6 +57,9 @@ function parameters(route: RestRoute): JsonSchema[] {
     // mappingId may come from the query, the body or the header, so no single place is required.
     const required = name !== 'mappingId' && isRequired(operation, name);
     params.push({ name, in: 'query', required, schema: fieldSchema(operation, name) });
+  }
+  for (const name of route.pathFields) {
+    params.push({ name, in: 'path', required: true, schema: fieldSchema(operation, name) });
   }
   if (binding.notePathFromSegments) {
     params.push(
@@ -135,7 +155,8 @@ function responses(route: RestRoute): JsonSchema {
  * The OpenAPI 3.1 document of the Developer REST API, generated from the same routes and operation schemas that
  * serve requests. Input schemas are shown as accepted (defaults make fields optional), outputs as produced.
  */
-export function openApiDocument(routes: readonly RestRoute[], options: { baseUrl: string; version: string }): JsonSchema {
+export function openApiDocument(routes: readonly RestRoute[], options: { baseUrl: string; version: string; api?: RestApiIdentity }): JsonSchema {
+  const api = options.api ?? DEVELOPER_API_IDENTITY;
   const paths: Record<string, Record<string, JsonSchema>> = {
     '/openapi.json': {
       get: {
@@ -163,14 +184,8 @@ export function openApiDocument(routes: readonly RestRoute[], options: { baseUrl
   }
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'kgate Developer REST API',
-      version: options.version,
-      description:
-        'Governed access to hosted Markdown vaults. Writes preview by default; applying needs dryRun false, an ' +
-        'Idempotency-Key and the current hash of every existing note touched. Errors are RFC 9457 problem documents with a stable code.',
-    },
-    servers: [{ url: `${options.baseUrl}/api/dev` }],
+    info: { title: api.title, version: options.version, description: api.description },
+    servers: [{ url: `${options.baseUrl}${api.basePath}` }],
     paths,
     components: {
       securitySchemes: {

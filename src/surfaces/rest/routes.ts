@@ -16,8 +16,10 @@ export interface RestRoute {
   operationId: string;
   /** Input fields read from the query string, with their kinds. */
   query: Readonly<Record<string, QueryKind>>;
-  /** Input fields read from the JSON body (POST only). */
+  /** Input fields read from the JSON body (POST and PATCH only). */
   body: readonly string[];
+  /** Input fields read from `{name}` segments of the path (other than a note path's two). */
+  pathFields: readonly string[];
   /** `If-Match` is accepted in place of `expectedHash`. */
   ifMatch: boolean;
   /** `mappingId` may also come from the X-Service-Mapping header (and from the query of a POST). */
@@ -37,8 +39,14 @@ export function queryKind(field: z.ZodType): QueryKind {
 export function restRoute(operation: AnyOperation, binding: RestBinding): RestRoute {
   const shape = operation.input.shape as Record<string, z.ZodType>;
   // The note path of a two-segment route comes from the URL; a hash belongs in If-Match, never in a query string.
-  const fields = Object.keys(shape).filter((field) => !(binding.notePathFromSegments && field === 'path'));
-  const fromBody = binding.method === 'POST';
+  const pathFields = [...binding.path.matchAll(/\{([^}]+)\}/g)]
+    .map((m) => m[1]!)
+    .filter((name) => !(binding.notePathFromSegments && (name === 'category' || name === 'filename')));
+  for (const name of pathFields) {
+    if (!(name in shape)) throw new Error(`${operation.id}: the path names {${name}}, which the operation's input does not have`);
+  }
+  const fields = Object.keys(shape).filter((field) => !(binding.notePathFromSegments && field === 'path') && !pathFields.includes(field));
+  const fromBody = binding.method === 'POST' || binding.method === 'PATCH';
   return {
     operation,
     binding,
@@ -47,6 +55,7 @@ export function restRoute(operation: AnyOperation, binding: RestBinding): RestRo
       ? {}
       : Object.fromEntries(fields.filter((field) => field !== 'expectedHash').map((field) => [field, queryKind(shape[field]!)])),
     body: fromBody ? fields : [],
+    pathFields,
     ifMatch: 'expectedHash' in shape,
     mappingAnywhere: 'mappingId' in shape,
   };

@@ -1,0 +1,2 @@
+/** The automation gateway's domain (docs/automation.md): events, triggers, runs, webhook endpoints and executions. */
+export * from './contract.ts';
