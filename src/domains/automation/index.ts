@@ -1,2 +1,4 @@
 /** The automation gateway's domain (docs/automation.md): events, triggers, runs, webhook endpoints and executions. */
 export * from './contract.ts';
+export { insertExecution, listExecutions } from './executions.ts';
+export type { NewExecution } from './executions.ts';
