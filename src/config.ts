@@ -49,6 +49,10 @@ const EnvSchema = z.object({
   KGATE_PROVIDER_TOKEN_KEYS: z.string().min(1).optional(),
   KGATE_PROVIDERS_ALLOW_PRIVATE: z.enum(['true', 'false', '1', '0']).default('false'),
   KGATE_SYNC_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
+  // The automation gateway (docs/automation.md): how often the gateway moves automation on by itself (0: never; then
+  // only POST /api/dev/automation/process does), and, for development only, webhook receivers on private addresses.
+  KGATE_AUTOMATION_PROCESS_MS: z.coerce.number().int().min(0).max(3_600_000).default(2_000),
+  KGATE_WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false', '1', '0']).default('false'),
   /** Google Classroom's API origin for delegated education connections (tests point it at the fake server). */
   KGATE_CLASSROOM_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   ...providerVariables('DRIVE'),
@@ -118,6 +122,13 @@ export interface Config {
   media: MediaConfig;
   /** The model behind the education generation endpoints (KGATE_MODEL_*; docs/models.md); undefined: none. */
   model: ModelConfig | undefined;
+  /** The automation gateway (docs/automation.md). */
+  automation: {
+    /** KGATE_AUTOMATION_PROCESS_MS: the background processing interval; 0: only POST /process moves automation on. */
+    processIntervalMs: number;
+    /** KGATE_WEBHOOKS_ALLOW_PRIVATE: development only, deliver webhooks to loopback and private addresses (still https). */
+    allowPrivateWebhooks: boolean;
+  };
   /** Remote mappings (docs/providers.md). */
   providers: {
     /** KGATE_PROVIDER_TOKEN_KEYS: `id:base64key` entries, the first seals; undefined: no provider can be connected. */
@@ -202,6 +213,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustedProxies: e.KGATE_TRUST_PROXY === 'true' ? 1 : e.KGATE_TRUST_PROXY === 'false' ? 0 : Number(e.KGATE_TRUST_PROXY),
     mail: e.KGATE_SMTP_URL ? { url: e.KGATE_SMTP_URL, from: e.KGATE_SMTP_FROM ?? 'kgate <kgate@localhost>' } : undefined,
     oauth: { allowPrivateClientMetadata: e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1' },
+    automation: {
+      processIntervalMs: e.KGATE_AUTOMATION_PROCESS_MS,
+      allowPrivateWebhooks: e.KGATE_WEBHOOKS_ALLOW_PRIVATE === 'true' || e.KGATE_WEBHOOKS_ALLOW_PRIVATE === '1',
+    },
     providers: {
       tokenKeys: e.KGATE_PROVIDER_TOKEN_KEYS,
       allowPrivate: e.KGATE_PROVIDERS_ALLOW_PRIVATE === 'true' || e.KGATE_PROVIDERS_ALLOW_PRIVATE === '1',
