@@ -9,7 +9,7 @@ import { HTTP_STATUS } from '../http/problem.ts';
 import { knowledgeUrl } from './knowledge-urls.ts';
 import { cursorOf, morePage } from './knowledge-view.ts';
 import { hiddenInput, html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
-import { actionList, actorName, failureDetails, proposalTable, stateBadge, stepTable, type MemberNames } from './proposal-view.ts';
+import { actionList, actorName, failureDetails, originWords, proposalTable, stateBadge, stepTable, type MemberNames } from './proposal-view.ts';
 import { formBodyLimit } from './session.ts';
 import { vaultNav, vaultOf, workspaceForm, workspacePage, type VaultView, type WorkspaceDependencies, type WorkspaceRequest } from './workspace-guard.ts';
 import { proposalUrl, proposalsUrl } from './workspace-urls.ts';
@@ -98,7 +98,10 @@ function stepForms(vault: VaultView, p: Proposal, csrf: string, canDecide: boole
         ${open(html`${commentField('comment')}
           <p><button type="submit" name="step" value="approve">Approve</button> <button type="submit" name="step" value="reject">Reject</button></p>`)}`;
     case 'approved':
-      return html`<p>Applying writes exactly these notes, as you, against the revisions they were previewed against. If any of them changed since,
+      return html`${p.origin === 'automation'
+          ? html`<p class="notice" id="automation-executes">Automation proposed this: the automation gateway's <code>process</code> applies it as you, the
+              person who approved it (your access is checked again then), with nothing more to do here. You may still apply it now.</p>`
+          : ''}<p>Applying writes exactly these notes, as you, against the revisions they were previewed against. If any of them changed since,
           nothing is applied and the proposal fails, saying which.</p>
         ${open(html`<button type="submit" name="step" value="execute">Apply the approved changes</button>`)}
         ${open(html`${commentField('withdraw-comment')}<button type="submit" name="step" value="reject">Reject</button>`)}`;
@@ -122,6 +125,7 @@ async function proposalBody(deps: ProposalPageDependencies, request: WorkspaceRe
     <p id="state">${stateBadge(p.state)}</p>
     <dl>
       <dt>Proposed by</dt><dd>${actorName(p.proposedBy, ctx.names)}, ${showDate(new Date(p.createdAt))}</dd>
+      <dt>Origin</dt><dd>${originWords(p)}</dd>
       <dt>Kind</dt><dd>${p.kind === 'action' ? 'governed action' : 'knowledge change'}</dd>
       <dt>Scope</dt><dd>${await scopeLine(deps, request, p)}</dd>
       ${waits ? html`<dt>Expires</dt><dd>${showDate(new Date(p.expiresAt))}</dd>` : ''}
@@ -182,8 +186,9 @@ export function proposalPages(deps: ProposalPageDependencies): Hono<HttpEnv> {
         title: `Proposals of ${ctx.vault.name}`,
         signedIn: request.signedIn,
         body: html`${vaultNav(mappingId, 'proposals')}
-          <p>Agents and scripts propose note changes here; nothing is applied until a person approves a proposal and applies it.
-            A token or a connected application can propose, never approve.</p>
+          <p>Agents, scripts and automation propose note changes here; nothing is applied until a person approves a proposal and applies it
+            (an approved automation proposal is applied by automation's <code>process</code>, as the person who approved it).
+            A token, a connected application or a trigger can propose, never approve.</p>
           ${sections}`,
       });
     }),

@@ -38,6 +38,7 @@ const CREDENTIAL_NAMES: Readonly<Record<string, string>> = {
   operator: 'the server operator',
   service_principal: 'a product installation',
   system: 'the server',
+  automation: 'automation, for the person who approved it',
 };
 
 /** Who acted: the member's address when known, the credential kind, and the client it named. */
@@ -60,12 +61,21 @@ function hashCode(hash: unknown): SafeHtml {
   return typeof hash === 'string' ? html`<code title="${hash}">${short(hash)}</code>` : html`<span class="muted">–</span>`;
 }
 
+/**
+ * Where a proposal came from: an agent (MCP, REST), or the automation gateway and the bridge or producer that sent it
+ * (a trigger's proposals name the trigger).
+ */
+export function originWords(p: Pick<Proposal, 'origin' | 'automationSource'>): SafeHtml {
+  if (p.origin !== 'automation') return html`<span class="origin" data-origin="agent">agent</span>`;
+  return html`<span class="origin" data-origin="automation">automation${p.automationSource ? html`: ${p.automationSource}` : ''}</span>`;
+}
+
 /** One row of a list of proposals. */
 export function proposalRow(mappingId: string, p: Proposal, names: MemberNames): SafeHtml {
   const waits = p.state === 'proposed' || p.state === 'approved';
   return html`<tr>
     <th scope="row"><a href="${proposalUrl(mappingId, p.id)}">${p.title}</a><br><span class="muted">${p.actions.length === 1 ? '1 note' : `${p.actions.length} notes`}</span></th>
-    <td>${actorName(p.proposedBy, names)}</td>
+    <td>${actorName(p.proposedBy, names)}<br><span class="muted">${originWords(p)}</span></td>
     <td>${showDate(new Date(p.createdAt))}</td>
     <td>${stateBadge(p.state)}</td>
     <td>${waits ? showDate(new Date(p.expiresAt)) : html`<span class="muted">–</span>`}</td>
@@ -77,7 +87,7 @@ export function proposalTable(mappingId: string, caption: string, proposals: rea
   if (proposals.length === 0) return html`<p class="muted">${none}</p>`;
   return html`<table>
     <caption class="muted">${caption}</caption>
-    <thead><tr><th scope="col">Proposal</th><th scope="col">Proposed by</th><th scope="col">When</th><th scope="col">State</th><th scope="col">Expires</th></tr></thead>
+    <thead><tr><th scope="col">Proposal</th><th scope="col">Proposed by, origin</th><th scope="col">When</th><th scope="col">State</th><th scope="col">Expires</th></tr></thead>
     <tbody>${proposals.map((p) => proposalRow(mappingId, p, names))}</tbody>
   </table>`;
 }
