@@ -176,41 +176,49 @@ export function triggerForm(action: string, csrf: string, fields: TriggerFields,
       <label class="inline" for="${id('enabled')}">Enabled: it fires from now on (unchecked: it is kept, and does nothing)</label></p>
     <fieldset>
       <legend>When it fires</legend>
-      <input type="radio" id="${id('when-event')}" name="when" value="event"${checked(fields.whenKind === 'event')}>
-      <label class="inline" for="${id('when-event')}">On an event</label><br>
-      <label for="${id('event-type')}">Event type</label>
-      <p class="muted" id="${id('event-type-help')}">A type such as <code>form.submitted</code>, a prefix such as <code>form.*</code>, or <code>*</code> for every type.</p>
-      <input type="text" id="${id('event-type')}" name="event_type" value="${fields.eventType}" maxlength="100" aria-describedby="${id('event-type-help')}" autocomplete="off">
-      <label for="${id('conditions')}">Conditions, one <code>field=value</code> per line</label>
-      <p class="muted" id="${id('conditions-help')}">Each must hold, e.g. <code>data.form=contact</code> or <code>source=n8n</code>. A number, <code>true</code>,
-        <code>false</code>, <code>null</code> or a "quoted" value is read as JSON; anything else as text. At most ${MAX_TRIGGER_CONDITIONS}. Empty: every event of the type.</p>
-      <textarea id="${id('conditions')}" name="conditions" rows="3" aria-describedby="${id('conditions-help')}">${fields.conditions}</textarea>
-      <input type="radio" id="${id('when-schedule')}" name="when" value="schedule"${checked(fields.whenKind === 'schedule')}>
-      <label class="inline" for="${id('when-schedule')}">On a schedule</label><br>
-      <label for="${id('every-minutes')}">Every how many minutes (1 to 10080, a week)</label>
-      <input type="number" id="${id('every-minutes')}" name="every_minutes" value="${fields.everyMinutes}" min="1" max="10080">
+      <p><input type="radio" id="${id('when-event')}" name="when" value="event"${checked(fields.whenKind === 'event')}>
+        <label class="inline" for="${id('when-event')}">On an event</label></p>
+      <div style="margin-left: 1.5rem">
+        <label for="${id('event-type')}">Event type</label>
+        <p class="muted" id="${id('event-type-help')}">A type such as <code>form.submitted</code>, a prefix such as <code>form.*</code>, or <code>*</code> for every type.</p>
+        <input type="text" id="${id('event-type')}" name="event_type" value="${fields.eventType}" maxlength="100" aria-describedby="${id('event-type-help')}" autocomplete="off">
+        <label for="${id('conditions')}">Conditions, one <code>field=value</code> per line</label>
+        <p class="muted" id="${id('conditions-help')}">Each must hold, e.g. <code>data.form=contact</code> or <code>source=n8n</code>. A number, <code>true</code>,
+          <code>false</code>, <code>null</code> or a "quoted" value is read as JSON; anything else as text. At most ${MAX_TRIGGER_CONDITIONS}. Empty: every event of the type.</p>
+        <textarea id="${id('conditions')}" name="conditions" rows="3" aria-describedby="${id('conditions-help')}">${fields.conditions}</textarea>
+      </div>
+      <p><input type="radio" id="${id('when-schedule')}" name="when" value="schedule"${checked(fields.whenKind === 'schedule')}>
+        <label class="inline" for="${id('when-schedule')}">On a schedule</label></p>
+      <div style="margin-left: 1.5rem">
+        <label for="${id('every-minutes')}">Every how many minutes (1 to 10080, a week)</label>
+        <input type="number" id="${id('every-minutes')}" name="every_minutes" value="${fields.everyMinutes}" min="1" max="10080" style="font: inherit; padding: .4rem; width: 8rem">
+      </div>
     </fieldset>
     <fieldset>
       <legend>What it does</legend>
-      <input type="radio" id="${id('action-webhook')}" name="action" value="webhook"${checked(fields.actionKind === 'webhook')}>
-      <label class="inline" for="${id('action-webhook')}">Deliver the event to webhook endpoints</label><br>
-      <p class="muted">Only the endpoints checked; none checked: every endpoint of the workspace that takes the event's type.</p>
-      ${endpointBoxes}
-      <input type="radio" id="${id('action-propose')}" name="action" value="propose"${checked(fields.actionKind === 'propose')}>
-      <label class="inline" for="${id('action-propose')}">Propose a note, for a person to approve</label><br>
-      <p class="muted" id="${id('templates-help')}">Title, path and content are templates: <code>{{event.type}}</code>, <code>{{event.subject}}</code>,
-        <code>{{event.data.name}}</code> and the like are replaced by the event's values. Nothing is written until a person approves the proposal.</p>
-      <label for="${id('mapping')}">Vault</label>
-      <select id="${id('mapping')}" name="mapping_id">
-        <option value=""${fields.mappingId === '' ? html` selected` : ''}>Choose a hosted vault</option>
-        ${choices.vaults.map((v) => html`<option value="${v.mappingId}"${v.mappingId === fields.mappingId ? html` selected` : ''}>${v.name}</option>`)}
-      </select>
-      <label for="${id('title')}">Proposal title</label>
-      <input type="text" id="${id('title')}" name="title" value="${fields.title}" maxlength="200" aria-describedby="${id('templates-help')}" autocomplete="off">
-      <label for="${id('path')}">Note path</label>
-      <input type="text" id="${id('path')}" name="path" value="${fields.path}" maxlength="500" aria-describedby="${id('templates-help')}" autocomplete="off">
-      <label for="${id('content')}">Note content</label>
-      <textarea id="${id('content')}" name="content" rows="5" aria-describedby="${id('templates-help')}">${fields.content}</textarea>
+      <p><input type="radio" id="${id('action-webhook')}" name="action" value="webhook"${checked(fields.actionKind === 'webhook')}>
+        <label class="inline" for="${id('action-webhook')}">Deliver the event to webhook endpoints</label></p>
+      <div style="margin-left: 1.5rem">
+        <p class="muted">Only the endpoints checked; none checked: every endpoint of the workspace that takes the event's type.</p>
+        ${endpointBoxes}
+      </div>
+      <p><input type="radio" id="${id('action-propose')}" name="action" value="propose"${checked(fields.actionKind === 'propose')}>
+        <label class="inline" for="${id('action-propose')}">Propose a note, for a person to approve</label></p>
+      <div style="margin-left: 1.5rem">
+        <p class="muted" id="${id('templates-help')}">Title, path and content are templates: <code>{{event.type}}</code>, <code>{{event.subject}}</code>,
+          <code>{{event.data.name}}</code> and the like are replaced by the event's values. Nothing is written until a person approves the proposal.</p>
+        <label for="${id('mapping')}">Vault</label>
+        <select id="${id('mapping')}" name="mapping_id">
+          <option value=""${fields.mappingId === '' ? html` selected` : ''}>Choose a hosted vault</option>
+          ${choices.vaults.map((v) => html`<option value="${v.mappingId}"${v.mappingId === fields.mappingId ? html` selected` : ''}>${v.name}</option>`)}
+        </select>
+        <label for="${id('title')}">Proposal title</label>
+        <input type="text" id="${id('title')}" name="title" value="${fields.title}" maxlength="200" aria-describedby="${id('templates-help')}" autocomplete="off">
+        <label for="${id('path')}">Note path</label>
+        <input type="text" id="${id('path')}" name="path" value="${fields.path}" maxlength="500" aria-describedby="${id('templates-help')}" autocomplete="off">
+        <label for="${id('content')}">Note content</label>
+        <textarea id="${id('content')}" name="content" rows="5" aria-describedby="${id('templates-help')}">${fields.content}</textarea>
+      </div>
     </fieldset>
     <button type="submit">${submit}</button>
   </form>`;

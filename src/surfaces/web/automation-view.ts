@@ -111,9 +111,9 @@ export function endpointsTable(workspaceId: string, endpoints: readonly WebhookE
             e.previousSecretExpiresAt ? html`; the previous one signs too until ${showDate(new Date(e.previousSecretExpiresAt))}` : ''
           }</span></td>
         <td><form method="post" action="${endpointRotateUrl(workspaceId, e.id)}">${hiddenInput('csrf', csrf)}
-            <button type="submit" aria-label="Rotate the secret of ${e.url}">Rotate secret</button></form>
+            <button type="submit" aria-label="Rotate secret of ${e.url}">Rotate secret</button></form><br><br>
           <form method="post" action="${endpointDeleteUrl(workspaceId, e.id)}">${hiddenInput('csrf', csrf)}
-            ${confirmationBox(`delete-endpoint-${i}`, `Delete ${e.url}`)}
+            ${confirmationBox(`delete-endpoint-${i}`, 'Yes, delete it')}
             <button type="submit" aria-label="Delete ${e.url}">Delete</button></form></td>
       </tr>`,
     )}</tbody>
