@@ -204,7 +204,7 @@ export function createServices(
   });
   const graph = createGraphService(db, vaults);
   const scopes = createScopesService(db, clock, vaults, workspaces);
-  const proposals = createProposalsService({ db, clock, notes, vaults, scopes });
+  const proposals = createProposalsService({ db, clock, notes, vaults, scopes, workspaces });
   const synthesis = createSynthesisService(db, clock, knowledge);
   const traces = createTracesService(db, clock);
   const sessions = createSessionsService(db, clock, accounts);

@@ -11,6 +11,7 @@ import { MAX_TRANSACTION_ACTIONS, type ActionResult, type NoteAction, type Notes
 import { appendEvents, type EventKind } from '../provenance/index.ts';
 import type { ScopeSlice, ScopesService } from '../scopes/index.ts';
 import { noteChangeRefusal, type HostedMapping, type NoteChangeCapability, type VaultsService } from '../vaults/index.ts';
+import { roleAllows, type WorkspacesService } from '../workspaces/index.ts';
 import {
   DEFAULT_PROPOSAL_PAGE,
   MAX_PENDING_PROPOSALS,
@@ -124,6 +125,8 @@ export interface ProposalsDependencies {
   notes: NotesService;
   vaults: VaultsService;
   scopes: ScopesService;
+  /** Membership of a workspace (listing a workspace's proposals). */
+  workspaces: Pick<WorkspacesService, 'authorize'>;
 }
 
 const unknownProposal = () => new KgateError('not_found', 'No such proposal on this mapping.');
@@ -154,7 +157,7 @@ function checkText(value: string, limit: number, what: string): string {
 
 /** The public view of a stored proposal. */
 function present(p: store.StoredProposal, reversible?: boolean): Proposal {
-  const { seq: _seq, vaultId: _vault, beforeContents: _before, expiresAtDate: _expires, ...proposal } = p;
+  const { seq: _seq, vaultId: _vault, beforeContents: _before, expiresAtDate: _expires, decidedBy: _decidedBy, ...proposal } = p;
   return reversible === undefined ? proposal : { ...proposal, reversible };
 }
 
@@ -211,7 +214,7 @@ const REMOTE_PROPOSALS = 'Governed proposals are not available for remote mappin
 
 /** Builds the proposals service. */
 export function createProposalsService(deps: ProposalsDependencies): ProposalsService {
-  const { db, clock, notes, vaults, scopes } = deps;
+  const { db, clock, notes, vaults, scopes, workspaces } = deps;
 
   /** The receipt of a step, its provenance event, and the proposal's new state, in the caller's transaction. */
   /** Who took a step, as its receipt and event name them; the server's own steps (expiry) have no account. */
@@ -310,6 +313,64 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
     }
   }
 
+  /**
+   * Executes an approved proposal as `actor` through `step` (which locks the row and checks who may act): exactly the
+   * stored actions against the revisions previewed, under `proposal:<id>`. An executed proposal answers as it is; an
+   * apply the notes refuse fails the proposal with the reason and applies nothing.
+   */
+  async function executeAs(actor: Actor, proposalId: string, step: (work: (tx: Sql, p: store.StoredProposal) => Promise<void>) => Promise<Proposal>): Promise<Proposal> {
+    const key = `proposal:${proposalId}`;
+    let failed: KgateError | undefined;
+    try {
+      return await step(async (tx, p) => {
+        if (p.state === 'executed') return; // a replay: the execution stands as it was
+        nextState(p.state, 'execute');
+        // What the changed notes hold now (the revisions previewed, or the apply refuses): what an undo writes back.
+        const kept = await store.currentContents(tx, p.vaultId, p.actions.filter((a) => a.type === 'write-note' && a.expectedHash).map((a) => notePathKey(a.path)));
+        const applied: TransactionResult = await applying(() =>
+          notes.runTransaction({ actor, mappingId: p.mappingId, dryRun: false, actions: toNoteActions(p.actions), capability: 'person', commit: { sql: tx, key } }),
+        );
+        const beforeContents = Object.fromEntries(kept.map((n) => [n.path, n.content]));
+        await record(tx, p, 'execute', actor, { executedBy: actor.accountId, result: applied.actions, beforeContents }, {
+          idempotencyKey: key,
+          notesHash: p.notesHash,
+          againstHash: p.againstHash,
+          applied: applied.actions.map((a) => ({ path: a.path, status: a.status, before: a.beforeRevision, after: a.afterRevision })),
+        });
+      });
+    } catch (error) {
+      if (!(error instanceof ApplyRefused)) throw error;
+      failed = error.refusal;
+    }
+    // The apply refused (nothing was applied): the proposal fails, and says why.
+    const refusal = failed;
+    return step(async (tx, p) => {
+      if (p.state !== 'approved') return;
+      await record(tx, p, 'fail', actor, { failure: failureOf(refusal) }, { idempotencyKey: key, failure: failureOf(refusal) });
+    });
+  }
+
+  /**
+   * The bounded executor's step on an approved automation proposal: the row locked, expiry applied, and the approving
+   * person's write access checked again (lost: the proposal fails with `forbidden`, nothing applied).
+   */
+  function executorStep(proposalId: string) {
+    return async (work: (tx: Sql, p: store.StoredProposal) => Promise<void>): Promise<Proposal> => {
+      const expired = await db.transaction(async (tx) => {
+        const p = await store.findProposalById(tx, proposalId, true);
+        if (!p) throw unknownProposal();
+        if (hasExpired(p.state, p.expiresAtDate, clock.now())) {
+          await record(tx, p, 'expire', { accountId: null, credentialKind: 'system' }, {}, { expiredAt: p.expiresAt });
+          return true;
+        }
+        await work(tx, p);
+        return false;
+      });
+      if (expired) throw new KgateError('conflict', 'This proposal expired before it was executed.', { state: 'expired' });
+      return present((await store.findProposalById(db, proposalId))!);
+    };
+  }
+
   return {
     async propose(input) {
       const title = checkText(input.title, MAX_PROPOSAL_TITLE, 'A title');
@@ -356,8 +417,8 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
         await tx.query('SELECT id FROM vaults WHERE id = $1 FOR UPDATE', [mapping.vaultId]);
         const waiting = await tx.query<{ id: string }>(
           `SELECT id FROM action_proposals WHERE mapping_id = $1 AND state = 'proposed' AND proposed_by = $2 AND proposed_credential_kind = $3
-              AND proposed_credential_id IS NOT DISTINCT FROM $4::uuid AND notes_hash = $5 AND against_hash = $6 AND kind = $7 LIMIT 1`,
-          [mapping.id, input.actor.accountId, input.actor.credentialKind, input.actor.credentialId ?? null, receipt.notesHash, receipt.againstHash, input.kind],
+              AND proposed_credential_id IS NOT DISTINCT FROM $4::uuid AND notes_hash = $5 AND against_hash = $6 AND kind = $7 AND origin = $8 LIMIT 1`,
+          [mapping.id, input.actor.accountId, input.actor.credentialKind, input.actor.credentialId ?? null, receipt.notesHash, receipt.againstHash, input.kind, input.origin ?? 'agent'],
         );
         if (waiting[0]) return { proposal: present((await store.findProposal(tx, mapping.id, waiting[0].id))!), created: false };
         if ((await store.countPending(tx, mapping.id)) >= MAX_PENDING_PROPOSALS) {
@@ -381,6 +442,8 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
           proposedBy: { accountId: input.actor.accountId, credentialKind: input.actor.credentialKind, credentialId: input.actor.credentialId ?? null, client: input.actor.client ?? null },
           at,
           expiresAt: new Date(at.getTime() + PROPOSAL_TTL_MS),
+          origin: input.origin ?? 'agent',
+          automationSource: input.origin === 'automation' ? (input.automationSource ?? null) : null,
         });
         // The first step's receipt: what was previewed, against what, and the preview's own receipt.
         await writeStep(
@@ -411,36 +474,8 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
       );
     },
 
-    async execute(actor, mappingId, proposalId) {
-      const key = `proposal:${proposalId}`;
-      let failed: KgateError | undefined;
-      try {
-        return await personStep(actor, mappingId, proposalId, 'execute', async (tx, p) => {
-          if (p.state === 'executed') return; // a replay: the execution stands as it was
-          nextState(p.state, 'execute');
-          // What the changed notes hold now (the revisions previewed, or the apply refuses): what an undo writes back.
-          const kept = await store.currentContents(tx, p.vaultId, p.actions.filter((a) => a.type === 'write-note' && a.expectedHash).map((a) => notePathKey(a.path)));
-          const applied: TransactionResult = await applying(() =>
-            notes.runTransaction({ actor, mappingId: p.mappingId, dryRun: false, actions: toNoteActions(p.actions), capability: 'person', commit: { sql: tx, key } }),
-          );
-          const beforeContents = Object.fromEntries(kept.map((n) => [n.path, n.content]));
-          await record(tx, p, 'execute', actor, { executedBy: actor.accountId, result: applied.actions, beforeContents }, {
-            idempotencyKey: key,
-            notesHash: p.notesHash,
-            againstHash: p.againstHash,
-            applied: applied.actions.map((a) => ({ path: a.path, status: a.status, before: a.beforeRevision, after: a.afterRevision })),
-          });
-        });
-      } catch (error) {
-        if (!(error instanceof ApplyRefused)) throw error;
-        failed = error.refusal;
-      }
-      // The apply refused (nothing was applied): the proposal fails, and says why.
-      const refusal = failed;
-      return personStep(actor, mappingId, proposalId, 'execute', async (tx, p) => {
-        if (p.state !== 'approved') return;
-        await record(tx, p, 'fail', actor, { failure: failureOf(refusal) }, { idempotencyKey: key, failure: failureOf(refusal) });
-      });
+    execute(actor, mappingId, proposalId) {
+      return executeAs(actor, proposalId, (work) => personStep(actor, mappingId, proposalId, 'execute', work));
     },
 
     async undo(actor, mappingId, proposalId) {
@@ -501,10 +536,61 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
       return { available: true, reason: null };
     },
 
-    // Built by the automation proposals work of issue 22 (in progress); nothing calls these yet.
-    listWorkspace: () => Promise.reject(new KgateError('unavailable', 'Not built yet.')),
-    executeApproved: () => Promise.reject(new KgateError('unavailable', 'Not built yet.')),
-    approvedForExecution: () => Promise.reject(new KgateError('unavailable', 'Not built yet.')),
+    async listWorkspace(actor, workspaceId, query = {}) {
+      if (!isUuid(workspaceId)) throw new KgateError('not_found', 'The workspace does not exist.');
+      const readable = (await vaults.listAccessibleMappings(actor.accountId)).filter((m) => m.mapping.workspaceId === workspaceId);
+      if (readable.length === 0) {
+        // A member of a workspace without vaults has no proposals; anyone else gets not_found, as for any workspace.
+        await workspaces.authorize(actor.accountId, workspaceId, 'vault.read');
+        return { proposals: [], truncated: false, nextCursor: null };
+      }
+      const limit = Math.min(Math.max(query.limit ?? DEFAULT_PROPOSAL_PAGE, 1), MAX_PROPOSAL_PAGE);
+      const beforeSeq = query.cursor === undefined ? undefined : decodeCursor(query.cursor, isSeqCursor).before;
+      const rows = await store.listProposalsOf(db, readable.map((m) => m.mapping.id), {
+        ...(query.states ? { states: query.states } : {}),
+        ...(query.origin ? { origin: query.origin } : {}),
+        ...(beforeSeq === undefined ? {} : { beforeSeq }),
+        limit,
+      });
+      const page = rows.slice(0, limit);
+      const truncated = rows.length > limit;
+      return { proposals: page.map((p) => present(p)), truncated, nextCursor: truncated ? encodeCursor({ before: page.at(-1)!.seq }) : null };
+    },
+
+    async executeApproved(proposalId) {
+      if (!isUuid(proposalId)) return undefined;
+      const found = await store.findProposalById(db, proposalId);
+      if (!found || found.origin !== 'automation') return undefined;
+      if (found.state === 'executed') return present(found);
+      if (found.state !== 'approved' || found.decidedBy === null) return undefined;
+      // The executor acts for the person who approved: their authority, checked again now, is the execution's.
+      const executor: Actor = { accountId: found.decidedBy, credentialKind: 'automation', client: 'kgate-automation' };
+      const step = executorStep(proposalId);
+      const allowed = await vaults.resolveHostedMapping(found.decidedBy, found.mappingId, 'write').then(
+        () => undefined,
+        (error: unknown) => {
+          if (error instanceof KgateError && (error.code === 'forbidden' || error.code === 'not_found')) return error;
+          throw error;
+        },
+      );
+      if (allowed !== undefined) {
+        const lost = new KgateError('forbidden', 'The person who approved this proposal may no longer change notes of this vault; it was not executed.');
+        return step(async (tx, p) => {
+          if (p.state !== 'approved') return;
+          await record(tx, p, 'fail', executor, { failure: failureOf(lost) }, { idempotencyKey: `proposal:${p.id}`, failure: failureOf(lost) });
+        });
+      }
+      return executeAs(executor, proposalId, step);
+    },
+
+    async approvedForExecution(scope, limit) {
+      const now = clock.now();
+      if (scope === 'all') return store.listApprovedAutomation(db, now, undefined, limit);
+      const managed = new Set(
+        (await vaults.listAccessibleMappings(scope.accountId)).filter((m) => roleAllows(m.role, 'automation.manage')).map((m) => m.mapping.workspaceId),
+      );
+      return store.listApprovedAutomation(db, now, [...managed], limit);
+    },
 
     async expireDue() {
       const due = await store.expireDue(db, clock.now(), 500);

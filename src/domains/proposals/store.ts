@@ -1,4 +1,4 @@
-import { textArrayParam, type Sql } from '../../db/port.ts';
+import { textArrayParam, uuidArrayParam, type Sql } from '../../db/port.ts';
 import type { ActionResult } from '../notes/index.ts';
 import type { Proposal, ProposalKind, ProposalState, ProposalStep, ProposedAction } from './contract.ts';
 
@@ -8,6 +8,8 @@ export interface StoredProposal extends Omit<Proposal, 'reversible'> {
   vaultId: string;
   beforeContents: Record<string, string> | null;
   expiresAtDate: Date;
+  /** Who approved or rejected it (the bounded executor acts for the approving person). */
+  decidedBy: string | null;
 }
 
 interface ProposalRow {
@@ -30,6 +32,7 @@ interface ProposalRow {
   created_at: Date;
   expires_at: Date;
   decided_at: Date | null;
+  decided_by: string | null;
   decision_comment: string | null;
   executed_at: Date | null;
   result: ActionResult[] | null;
@@ -43,7 +46,7 @@ interface ProposalRow {
 
 const COLUMNS = `id, seq, mapping_id, vault_id, scope_id, kind, state, title, rationale, actions, preview, notes_hash, against_hash,
   proposed_by, proposed_credential_kind, proposed_client, created_at, expires_at, decided_at, decision_comment, executed_at,
-  result, before_contents, failure, undone_at, origin, automation_source`;
+  result, before_contents, failure, undone_at, origin, automation_source, decided_by`;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -69,6 +72,7 @@ function toProposal(row: ProposalRow): StoredProposal {
     expiresAt: row.expires_at.toISOString(),
     expiresAtDate: row.expires_at,
     decidedAt: iso(row.decided_at),
+    decidedBy: row.decided_by,
     decisionComment: row.decision_comment,
     executedAt: iso(row.executed_at),
     result: row.result,
@@ -94,14 +98,17 @@ export interface NewProposal {
   proposedBy: { accountId: string; credentialKind: string; credentialId: string | null; client: string | null };
   at: Date;
   expiresAt: Date;
+  origin: 'agent' | 'automation';
+  automationSource: string | null;
 }
 
 /** Stores a new proposal in state `proposed`. */
 export async function insertProposal(sql: Sql, p: NewProposal): Promise<StoredProposal> {
   const rows = await sql.query<ProposalRow>(
     `INSERT INTO action_proposals (id, mapping_id, vault_id, scope_id, kind, state, title, rationale, actions, preview, notes_hash,
-        against_hash, proposed_by, proposed_credential_kind, proposed_credential_id, proposed_client, created_at, expires_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, 'proposed', $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13, $14, $15, $16, $17, $16)
+        against_hash, proposed_by, proposed_credential_kind, proposed_credential_id, proposed_client, created_at, expires_at, updated_at,
+        origin, automation_source)
+     VALUES ($1, $2, $3, $4, $5, 'proposed', $6, $7, $8::jsonb, $9::jsonb, $10, $11, $12, $13, $14, $15, $16, $17, $16, $18, $19)
      RETURNING ${COLUMNS}`,
     [
       p.id,
@@ -121,9 +128,62 @@ export async function insertProposal(sql: Sql, p: NewProposal): Promise<StoredPr
       p.proposedBy.client,
       p.at,
       p.expiresAt,
+      p.origin,
+      p.automationSource,
     ],
   );
   return toProposal(rows[0]!);
+}
+
+/** One proposal by id alone (the automation executor, which starts from an id); with `lock`, its row is locked. */
+export async function findProposalById(sql: Sql, id: string, lock = false): Promise<StoredProposal | undefined> {
+  const rows = await sql.query<ProposalRow>(`SELECT ${COLUMNS} FROM action_proposals WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] && toProposal(rows[0]);
+}
+
+/** Proposals of some mappings, newest first, optionally of some states and one origin; one more than `limit`. */
+export async function listProposalsOf(
+  sql: Sql,
+  mappingIds: readonly string[],
+  query: { states?: readonly ProposalState[]; origin?: 'agent' | 'automation'; beforeSeq?: number; limit: number },
+): Promise<StoredProposal[]> {
+  if (mappingIds.length === 0) return [];
+  const params: unknown[] = [uuidArrayParam(mappingIds)];
+  let where = 'mapping_id = ANY($1::uuid[])';
+  if (query.states && query.states.length > 0) {
+    params.push(textArrayParam(query.states));
+    where += ` AND state = ANY($${params.length}::text[])`;
+  }
+  if (query.origin !== undefined) {
+    params.push(query.origin);
+    where += ` AND origin = $${params.length}`;
+  }
+  if (query.beforeSeq !== undefined) {
+    params.push(query.beforeSeq);
+    where += ` AND seq < $${params.length}`;
+  }
+  params.push(query.limit + 1);
+  const rows = await sql.query<ProposalRow>(`SELECT ${COLUMNS} FROM action_proposals WHERE ${where} ORDER BY seq DESC LIMIT $${params.length}`, params);
+  return rows.map(toProposal);
+}
+
+/**
+ * Approved automation proposals not yet past their expiry, oldest decision first: of the given workspaces, or of
+ * every workspace when `workspaceIds` is undefined.
+ */
+export async function listApprovedAutomation(sql: Sql, now: Date, workspaceIds: readonly string[] | undefined, limit: number): Promise<string[]> {
+  const params: unknown[] = [now, limit];
+  let where = `p.state = 'approved' AND p.origin = 'automation' AND p.expires_at > $1`;
+  if (workspaceIds !== undefined) {
+    if (workspaceIds.length === 0) return [];
+    params.push(uuidArrayParam(workspaceIds));
+    where += ` AND m.workspace_id = ANY($${params.length}::uuid[])`;
+  }
+  const rows = await sql.query<{ id: string }>(
+    `SELECT p.id FROM action_proposals p JOIN mappings m ON m.id = p.mapping_id WHERE ${where} ORDER BY p.decided_at, p.seq LIMIT $2`,
+    params,
+  );
+  return rows.map((r) => r.id);
 }
 
 /** One proposal of a mapping; with `lock`, its row is locked for the rest of the transaction. */
