@@ -9,15 +9,15 @@ export interface BridgeAdapter {
   description: string;
   authentication: string;
   /** Routes of the automation gateway it calls, relative to /api/dev/automation. */
-  routes: readonly string[];
+  routes: string[];
   /** How it derives the Idempotency-Key of each POST /events (a retry of one thing sends the same key). */
   idempotencyKey: string;
   /** How it verifies kgate's outbound webhooks. */
   webhooks: string;
   /** What it is never given. */
-  neverReceives: readonly string[];
+  neverReceives: string[];
   /** Anything else a builder of the bridge must know. */
-  notes: readonly string[];
+  notes: string[];
 }
 
 const AUTHENTICATION = 'personal access token in Authorization: Bearer; OAuth tokens are refused';
@@ -32,23 +32,23 @@ const NEVER_RECEIVES = [
   'kgate server secrets (sealing keys, signing keys, database credentials)',
   'other accounts’ tokens or sessions',
   'approval authority: a proposal is approved by a person on the workspace page',
-] as const;
+];
 
-const WORKFLOW_ROUTES = ['POST /events', 'POST /proposals', 'GET /proposals', 'GET /runs', 'GET /catalog', 'GET /templates/{id}/download'] as const;
+const WORKFLOW_ROUTES = ['POST /events', 'POST /proposals', 'GET /proposals', 'GET /runs', 'GET /catalog', 'GET /templates/{id}/download'];
 
 const WORKFLOW_KEY = 'the workflow’s own execution or record id for this event (stable across its retries), or sha256 of the event’s source, type and subject when it has none';
 
-function workflowTool(id: string, title: string, description: string, notes: readonly string[] = []): BridgeAdapter {
+function workflowTool(id: string, title: string, description: string, notes: string[] = []): BridgeAdapter {
   return {
     id,
     title,
     kind: 'workflow-tool',
     description,
     authentication: AUTHENTICATION,
-    routes: WORKFLOW_ROUTES,
+    routes: [...WORKFLOW_ROUTES],
     idempotencyKey: WORKFLOW_KEY,
     webhooks: WEBHOOKS,
-    neverReceives: NEVER_RECEIVES,
+    neverReceives: [...NEVER_RECEIVES],
     notes: ['Store the personal access token in the tool’s own credential store, never in a workflow’s visible fields.', ...notes],
   };
 }
@@ -97,7 +97,8 @@ const ADAPTERS: readonly BridgeAdapter[] = [
 /** Ids of the bridges the catalog describes. */
 export const BRIDGE_IDS: readonly string[] = ADAPTERS.map((a) => a.id);
 
-/** The adapter of a bridge, or undefined. */
+/** The adapter of a bridge (a copy: a caller changing it never changes the catalog), or undefined. */
 export function findBridgeAdapter(id: string): BridgeAdapter | undefined {
-  return ADAPTERS.find((a) => a.id === id);
+  const adapter = ADAPTERS.find((a) => a.id === id);
+  return adapter && structuredClone(adapter);
 }

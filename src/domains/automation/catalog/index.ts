@@ -55,7 +55,7 @@ export interface TemplateDownload {
 /** What the automation gateway speaks, for bridges to discover (GET /catalog). */
 export interface AutomationCatalog {
   contract: { name: string; version: number; servedVersions: number[] };
-  eventInput: { jsonSchema: Record<string, unknown>; cloudEvents: readonly CloudEventsMapping[]; idempotency: string };
+  eventInput: { jsonSchema: Record<string, unknown>; cloudEvents: CloudEventsMapping[]; idempotency: string };
   emittedEventTypes: string[];
   bridges: string[];
   templates: TemplateSummary[];
@@ -72,7 +72,7 @@ export function automationCatalog(): AutomationCatalog {
     contract: { name: AUTOMATION_CONTRACT, version: AUTOMATION_CONTRACT_VERSION, servedVersions: [AUTOMATION_CONTRACT_VERSION] },
     eventInput: {
       jsonSchema: z.toJSONSchema(EventInputSchema),
-      cloudEvents: CLOUD_EVENTS_MAPPING,
+      cloudEvents: CLOUD_EVENTS_MAPPING.map((row) => ({ ...row })),
       idempotency: 'POST /events needs an Idempotency-Key header; the same key with the same event answers the stored event (duplicate: true).',
     },
     emittedEventTypes: [...EMITTED_EVENT_TYPES],
