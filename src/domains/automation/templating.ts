@@ -10,7 +10,8 @@ export function renderTemplate(template: string, event: AutomationEvent): string
   return template.replace(/\{\{\s*event((?:\.[A-Za-z0-9_-]+)+)\s*\}\}/g, (_match, path: string) => {
     const value = valueAt(event, path.slice(1));
     if (value === undefined || value === null) return '';
-    if (typeof value === 'object') return JSON.stringify(value);
-    return String(value);
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+    return JSON.stringify(value);
   });
 }

@@ -48,7 +48,7 @@ export function normalizeEvent(raw: Readonly<Record<string, unknown>>): Normaliz
   }
   const event: EventInput = cloud
     ? fromCloudEvent(parsed.data as z.infer<typeof CloudEventSchema>)
-    : (parsed.data as EventInput);
+    : (parsed.data);
   const depth = depthOf(event.data, 0);
   if (depth > MAX_EVENT_DEPTH) {
     throw new KgateError('invalid_request', `The event's data is nested ${depth} levels deep; at most ${MAX_EVENT_DEPTH} are accepted.`, { field: 'data', limit: MAX_EVENT_DEPTH });
