@@ -8,7 +8,7 @@ import { noticeFrom, requireConfirmation } from './runtime-forms.ts';
 import { formBodyLimit } from './session.ts';
 import { automationForm, automationPage, type AutomationPageDependencies, type AutomationRequest } from './automation-guard.ts';
 import { automationUrl } from './automation-urls.ts';
-import { automationNav, endpointsTable, freshSecretSection, type FreshEndpointSecret } from './automation-view.ts';
+import { automationNav, endpointsTable, freshSecretSection, sentence, type FreshEndpointSecret } from './automation-view.ts';
 
 /** Notices after a change, chosen by key: no text from the URL reaches the page. */
 const NOTICES: Readonly<Record<string, string>> = {
@@ -54,7 +54,7 @@ async function endpointsPage(c: Context<HttpEnv>, request: AutomationRequest, st
   const { workspace } = request;
   const endpoints = await request.automation.listEndpoints(workspace.id);
   const { refused } = state;
-  const alert = refused ? html`<p class="error" role="alert" data-code="${refused.error.code}">${refused.error.message} Nothing was changed.</p>` : '';
+  const alert = refused ? html`<p class="error" role="alert" data-code="${refused.error.code}">${sentence(refused.error.message)} Nothing was changed.</p>` : '';
   const body = html`${automationNav(workspace, 'endpoints')}
     ${state.fresh ? freshSecretSection(state.fresh) : refused ? '' : noticeFrom(NOTICES, c.req.query('done'))}
     <p>kgate delivers events to these addresses, signed with each endpoint's secret (Standard Webhooks), and retries a failed

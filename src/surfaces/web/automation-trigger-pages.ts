@@ -9,7 +9,7 @@ import { formBodyLimit } from './session.ts';
 import { automationForm, automationPage, hostedVaultsOf, type AutomationPageDependencies, type AutomationRequest } from './automation-guard.ts';
 import { NEW_TRIGGER, fieldsOfTrigger, readTriggerFields, triggerForm, triggerInputOf, type TriggerChoices, type TriggerFields } from './automation-trigger-form.ts';
 import { automationUrl, triggerDeleteUrl, triggerEditUrl } from './automation-urls.ts';
-import { automationNav, triggerDeleteForm, triggersTable } from './automation-view.ts';
+import { automationNav, sentence, triggerDeleteForm, triggersTable } from './automation-view.ts';
 
 /** Notices after a change, chosen by key: no text from the URL reaches the page. */
 const NOTICES: Readonly<Record<string, string>> = {
@@ -29,7 +29,7 @@ interface Refused {
   fields?: TriggerFields | undefined;
 }
 
-const alert = (error: KgateError) => html`<p class="error" role="alert" data-code="${error.code}">${error.message} Nothing was changed.</p>`;
+const alert = (error: KgateError) => html`<p class="error" role="alert" data-code="${error.code}">${sentence(error.message)} Nothing was changed.</p>`;
 
 /** What the form offers: the endpoints (by address) and hosted vaults (by name) of the workspace. */
 async function choicesOf(deps: AutomationPageDependencies, request: AutomationRequest): Promise<TriggerChoices> {

@@ -47,6 +47,11 @@ export function workspacesTable(workspaces: readonly Workspace[]): SafeHtml {
   </table>`;
 }
 
+/** A refusal's message as a sentence (a validation message may end without a full stop), before "Nothing was changed.". */
+export function sentence(message: string): string {
+  return /[.!?]$/.test(message) ? message : `${message}.`;
+}
+
 /** When a trigger fires, in words. */
 export function whenWords(when: TriggerWhen): SafeHtml {
   if ('everyMinutes' in when) return html`every ${when.everyMinutes === 1 ? 'minute' : `${when.everyMinutes} minutes`}`;

@@ -38,7 +38,7 @@ const CREDENTIAL_NAMES: Readonly<Record<string, string>> = {
   operator: 'the server operator',
   service_principal: 'a product installation',
   system: 'the server',
-  automation: 'automation, for the person who approved it',
+  automation: 'automation, acting for them',
 };
 
 /** Who acted: the member's address when known, the credential kind, and the client it named. */
