@@ -25,9 +25,46 @@ const WriteNote = z.strictObject({
 });
 const DeleteNote = z.strictObject({ type: z.literal('delete-note'), path: NotePathSchema, expectedHash: ContentHashSchema.optional() });
 
+const ProposeInput = z.strictObject({
+  workspaceId: z.uuid(),
+  mappingId: MappingIdSchema,
+  title: z.string().min(1).max(MAX_PROPOSAL_TITLE),
+  rationale: z.string().max(MAX_PROPOSAL_TEXT).optional(),
+  source: z.string().min(1).max(200).describe('The bridge or producer proposing, in its own words (n8n, zapier)'),
+  actions: z.array(z.discriminatedUnion('type', [WriteNote, DeleteNote])).min(1).max(100),
+});
+
 /** The workspace page of a proposal, as proposal-operations.ts builds it. */
 function reviewUrl(ctx: OperationContext, proposal: Proposal): string {
   return new URL(`/workspace/vaults/${encodeURIComponent(proposal.mappingId)}/proposals/${proposal.id}`, ctx.services.links.baseUrl).toString();
+}
+
+/** What proposing stored: the proposal, and whether it is new. */
+interface Proposed {
+  proposal: Proposal;
+  created: boolean;
+}
+
+/** Checks the mapping is of the named workspace, then proposes its actions as an automation proposal. */
+async function proposeFor(ctx: OperationContext, input: z.output<typeof ProposeInput>): Promise<Proposed> {
+  const actor = ctx.principal.actor;
+  // A mapping of another workspace looks the same as one that does not exist.
+  const mapping = await ctx.services.vaults.resolveMapping(actor.accountId, input.mappingId, 'read');
+  if (mapping.workspaceId !== input.workspaceId) throw new KgateError('not_found', 'No such mapping in this workspace.');
+  const writes = input.actions.flatMap((a) => (a.type === 'write-note' ? [{ path: a.path, content: a.content, expectedHash: a.expectedHash }] : []));
+  const deletions = input.actions.flatMap((a) => (a.type === 'delete-note' ? [{ path: a.path, expectedHash: a.expectedHash }] : []));
+  return ctx.services.proposals.propose({
+    actor,
+    capability: 'direct',
+    mappingId: input.mappingId,
+    kind: 'action',
+    title: input.title,
+    rationale: input.rationale,
+    writes,
+    deletions,
+    origin: 'automation',
+    automationSource: input.source,
+  });
 }
 
 /** POST /proposals. */
@@ -42,14 +79,7 @@ export const proposeAutomationAction = defineOperation({
     'Needs write access to the mapping. When created, a proposal.created webhook is queued.',
   idempotency: 'always',
   cost: 'heavy',
-  input: z.strictObject({
-    workspaceId: z.uuid(),
-    mappingId: MappingIdSchema,
-    title: z.string().min(1).max(MAX_PROPOSAL_TITLE),
-    rationale: z.string().max(MAX_PROPOSAL_TEXT).optional(),
-    source: z.string().min(1).max(200).describe('The bridge or producer proposing, in its own words (n8n, zapier)'),
-    actions: z.array(z.discriminatedUnion('type', [WriteNote, DeleteNote])).min(1).max(100),
-  }),
+  input: ProposeInput,
   output: z.object({
     proposal: ProposalSchema,
     created: z.boolean().describe('False when the same change was already waiting: that proposal is answered'),
@@ -72,25 +102,13 @@ export const proposeAutomationAction = defineOperation({
     'unavailable',
   ],
   rest: [{ method: 'POST', path: '/proposals' }],
+  // The proposal is stored by the proposals domain in a transaction of its own, which must not open inside the
+  // request's idempotent commit (one embedded database connection would wait on itself): it is made in the stage,
+  // once the key is claimed, and the commit then holds the key's outcome and the proposal.created webhook.
+  stage: (ctx, input) => proposeFor(ctx, input),
   async run(ctx, input) {
-    const actor = ctx.principal.actor;
-    // The mapping must be of the named workspace: one of another workspace looks the same as one that does not exist.
-    const mapping = await ctx.services.vaults.resolveMapping(actor.accountId, input.mappingId, 'read', ctx.commit?.sql);
-    if (mapping.workspaceId !== input.workspaceId) throw new KgateError('not_found', 'No such mapping in this workspace.');
-    const writes = input.actions.flatMap((a) => (a.type === 'write-note' ? [{ path: a.path, content: a.content, expectedHash: a.expectedHash }] : []));
-    const deletions = input.actions.flatMap((a) => (a.type === 'delete-note' ? [{ path: a.path, expectedHash: a.expectedHash }] : []));
-    const { proposal, created } = await ctx.services.proposals.propose({
-      actor,
-      capability: 'direct',
-      mappingId: input.mappingId,
-      kind: 'action',
-      title: input.title,
-      rationale: input.rationale,
-      writes,
-      deletions,
-      origin: 'automation',
-      automationSource: input.source,
-    });
+    const staged = (ctx.commit?.staged as Proposed | undefined) ?? (await proposeFor(ctx, input));
+    const { proposal, created } = staged;
     const url = reviewUrl(ctx, proposal);
     if (created && ctx.services.webhooks && ctx.commit) {
       await ctx.services.webhooks.enqueue(ctx.commit.sql, {
