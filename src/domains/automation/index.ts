@@ -5,3 +5,4 @@ export type { NewExecution } from './executions.ts';
 export { createAutomationService } from './service.ts';
 export type { AutomationDependencies } from './service.ts';
 export { filterTakes } from './triggers/match.ts';
+export * from './webhooks/index.ts';
