@@ -1,4 +1,4 @@
-import type { Database } from '../../db/port.ts';
+import type { Database, Sql } from '../../db/port.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -189,10 +189,19 @@ async function executeProposal(deps: ProcessDependencies, proposalId: string): P
   }
   if (!proposal || (proposal.state !== 'executed' && proposal.state !== 'failed')) return false;
   const mapping = await deps.vaults.findMappingAsOperator(proposal.mappingId);
-  const waiting = await runs.runsOfProposal(deps.db, proposal.id);
   const executed = proposal.state === 'executed';
   const at = deps.clock.now();
-  await deps.db.transaction(async (tx) => {
+  return deps.db.transaction(async (tx) => {
+    // Two process calls may both have executed it (the second answered as it is): one records it, under this lock.
+    await lockProposal(tx, proposal.id);
+    const recorded = await tx.query("SELECT 1 FROM automation_executions WHERE proposal_id = $1 AND kind = 'proposal' LIMIT 1", [proposal.id]);
+    if (recorded.length > 0) return false;
+    const waiting: runs.StoredRun[] = [];
+    for (const run of await runs.runsOfProposal(tx, proposal.id)) {
+      // Only runs still waiting on it, and not already told (a person executed it and a run recorded that).
+      const steps = run.state === 'waiting' ? ((await runs.findRun(tx, run.id))?.steps ?? []) : [];
+      if (run.state === 'waiting' && !steps.some((s) => s.step === 'proposal.executed')) waiting.push(run);
+    }
     await insertExecution(tx, {
       workspaceId: mapping.workspaceId,
       kind: 'proposal',
@@ -227,8 +236,13 @@ async function executeProposal(deps: ProcessDependencies, proposalId: string): P
         await deps.webhooks.enqueue(tx, { workspaceId: run.workspaceId, eventType: 'proposal.failed', data: news, runId: null });
       }
     }
+    return true;
   });
-  return true;
+}
+
+/** Serializes recording what became of one proposal (the executor's record, a run's steps) across process calls. */
+async function lockProposal(tx: Sql, proposalId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext('kgate.automation.proposal:' || $1::text))", [proposalId]);
 }
 
 /** A waiting run: its proposal's verdict, or its deliveries' end. True when it moved. */
@@ -236,28 +250,40 @@ async function stepWaiting(deps: ProcessDependencies, run: runs.StoredRun): Prom
   const steps = (await runs.findRun(deps.db, run.id))?.steps ?? [];
   const has = (kind: string) => steps.some((s) => s.step === kind);
   if (run.proposalId && !has('proposal.executed')) {
+    const proposalId = run.proposalId;
     const state = await proposalState(deps, run);
-    if (state === 'rejected' || state === 'expired') {
+    if (state === 'rejected' || state === 'expired' || state === 'failed' || state === 'unreadable') {
+      const failure =
+        state === 'unreadable'
+          ? { code: 'forbidden', detail: "The trigger's creator may no longer read the proposal's mapping; the run stopped waiting." }
+          : { code: state, detail: state === 'failed' ? 'The proposal was executed and failed; nothing was applied.' : `The proposal was ${state}; nothing was applied.` };
       const at = deps.clock.now();
-      await deps.db.transaction(async (tx) => {
-        await runs.appendStep(tx, run.id, state === 'rejected' ? 'proposal.rejected' : 'proposal.expired', { proposalId: run.proposalId }, at);
-        await runs.appendStep(tx, run.id, 'failed', { code: state }, at);
-        await runs.moveRun(tx, run.id, 'failed', at, { failure: { code: state, detail: `The proposal was ${state}; nothing was applied.` } });
-        await deps.webhooks.enqueue(tx, { workspaceId: run.workspaceId, eventType: 'run.failed', data: runNews(run, { code: state, detail: `The proposal was ${state}.` }), runId: null });
+      return deps.db.transaction(async (tx) => {
+        await lockProposal(tx, proposalId);
+        if (!(await stillWaiting(tx, run.id))) return false;
+        const step = state === 'rejected' ? 'proposal.rejected' : state === 'expired' ? 'proposal.expired' : state === 'failed' ? 'proposal.failed' : 'refused';
+        await runs.appendStep(tx, run.id, step, { proposalId, ...(step === 'refused' || step === 'proposal.failed' ? failure : {}) }, at);
+        await runs.appendStep(tx, run.id, 'failed', { code: failure.code }, at);
+        await runs.moveRun(tx, run.id, 'failed', at, { failure });
+        await deps.webhooks.enqueue(tx, { workspaceId: run.workspaceId, eventType: 'run.failed', data: runNews(run, failure), runId: null });
+        return true;
       });
-      return true;
     }
     if (state === 'executed' || state === 'undone') {
       // A person executed it on the page before the executor did: the run records it and tells the endpoints.
       const at = deps.clock.now();
-      await deps.db.transaction(async (tx) => {
-        if (!has('proposal.approved')) await runs.appendStep(tx, run.id, 'proposal.approved', { proposalId: run.proposalId }, at);
-        await runs.appendStep(tx, run.id, 'proposal.executed', { proposalId: run.proposalId, by: 'person' }, at);
-        const ids = await deps.webhooks.enqueue(tx, { workspaceId: run.workspaceId, eventType: 'proposal.executed', data: { proposalId: run.proposalId, state }, runId: run.id });
+      return deps.db.transaction(async (tx) => {
+        await lockProposal(tx, proposalId);
+        const now = (await runs.findRun(tx, run.id))?.steps ?? [];
+        // The executor of another process call recorded it meanwhile.
+        if (now.some((s) => s.step === 'proposal.executed')) return false;
+        if (!now.some((s) => s.step === 'proposal.approved')) await runs.appendStep(tx, run.id, 'proposal.approved', { proposalId }, at);
+        await runs.appendStep(tx, run.id, 'proposal.executed', { proposalId, by: 'person' }, at);
+        const ids = await deps.webhooks.enqueue(tx, { workspaceId: run.workspaceId, eventType: 'proposal.executed', data: { proposalId, state }, runId: run.id });
         await runs.appendStep(tx, run.id, 'webhook.queued', { deliveryIds: ids, eventType: 'proposal.executed' }, at);
         await runs.releaseRun(tx, run.id);
+        return true;
       });
-      return true;
     }
     await runs.releaseRun(deps.db, run.id);
     return false;
@@ -292,7 +318,14 @@ async function proposalState(deps: ProcessDependencies, run: runs.StoredRun): Pr
   try {
     return (await deps.proposals.get(runActor(run.accountId), mappingId, run.proposalId)).proposal.state;
   } catch (error) {
-    if (error instanceof KgateError) return 'expired';
+    // The creator may no longer read the mapping (or the proposal is gone): the run cannot follow it any further.
+    if (error instanceof KgateError) return 'unreadable';
     throw error;
   }
+}
+
+/** Whether a run is still waiting (read under the proposal's lock, so that one process call ends it). */
+async function stillWaiting(tx: Sql, runId: string): Promise<boolean> {
+  const rows = await tx.query<{ state: string }>('SELECT state FROM automation_runs WHERE id = $1', [runId]);
+  return rows[0]?.state === 'waiting';
 }

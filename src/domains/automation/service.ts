@@ -33,6 +33,15 @@ export interface AutomationDependencies {
   vaults: Pick<VaultsService, 'resolveHostedMapping' | 'findMappingAsOperator'>;
 }
 
+/** Parses a trigger's input; what does not fit is `invalid_request` naming the field (direct callers, the pages). */
+function parseInput<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } } }, raw: unknown): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.map(String).join('.') || '(trigger)';
+  throw new KgateError('invalid_request', `The trigger is not valid: ${field}: ${issue.message}.`, { field });
+}
+
 const unknownTrigger = () => new KgateError('not_found', 'No such trigger.');
 const unknownRun = () => new KgateError('not_found', 'No such run.');
 
@@ -42,7 +51,10 @@ const unknownRun = () => new KgateError('not_found', 'No such run.');
  */
 export function createAutomationService(deps: AutomationDependencies): AutomationService {
   const { db, clock, workspaces } = deps;
-  const manage = (actor: Actor, workspaceId: string, sql: Sql = db) => workspaces.authorize(actor.accountId, workspaceId, 'automation.manage', sql);
+  const manage = async (actor: Actor, workspaceId: string, sql: Sql = db) => {
+    if (!isUuid(workspaceId)) throw new KgateError('not_found', 'The workspace does not exist.');
+    return workspaces.authorize(actor.accountId, workspaceId, 'automation.manage', sql);
+  };
 
   /** Checks what a trigger's `when` and `action` name: a mapping the creator may write in this workspace, its endpoints. */
   async function checkTrigger(actor: Actor, workspaceId: string, when: TriggerWhen, action: TriggerAction): Promise<void> {
@@ -122,7 +134,7 @@ export function createAutomationService(deps: AutomationDependencies): Automatio
     },
 
     async createTrigger(actor, rawInput) {
-      const input = TriggerCreateSchema.parse(rawInput);
+      const input = parseInput(TriggerCreateSchema, rawInput);
       await manage(actor, input.workspaceId);
       await checkTrigger(actor, input.workspaceId, input.when, input.action);
       const enabled = input.enabled ?? true;
@@ -147,7 +159,7 @@ export function createAutomationService(deps: AutomationDependencies): Automatio
     },
 
     async updateTrigger(actor, triggerId, rawPatch) {
-      const patch = TriggerPatchSchema.parse(rawPatch);
+      const patch = parseInput(TriggerPatchSchema, rawPatch);
       const current = await triggerOf(actor, triggerId);
       if (patch.expectedVersion !== undefined && patch.expectedVersion !== current.version) {
         throw new KgateError('conflict', `The trigger is at version ${current.version}, not ${patch.expectedVersion}; read it again.`, { version: current.version });
@@ -176,6 +188,9 @@ export function createAutomationService(deps: AutomationDependencies): Automatio
 
     async listRuns(actor, workspaceId, query = {}) {
       await manage(actor, workspaceId);
+      if (query.triggerId !== undefined && !isUuid(query.triggerId)) {
+        throw new KgateError('invalid_request', 'triggerId is not a trigger id.', { field: 'triggerId' });
+      }
       return runs.listRuns(db, workspaceId, query);
     },
 

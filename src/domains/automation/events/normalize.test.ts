@@ -29,15 +29,21 @@ describe('normalizing events', () => {
     const cloud = normalizeEvent({
       workspaceId: WS,
       specversion: '1.0',
-      id: 'r-1',
+      id: 'producer-id-1',
       source: 'forms',
       type: 'form.submitted',
+      subject: 'r-1',
       time: '2026-11-01T10:00:00Z',
+      traceparent: '00-abc-def-01',
       datacontenttype: 'application/json',
       data: { name: 'Ana' },
     });
     expect(cloud).toEqual(ours);
     expect(eventFingerprint(cloud)).toBe(eventFingerprint(ours));
+    // The producer's id is not the event's identity (the Idempotency-Key is) and no subject is invented from it.
+    const other = normalizeEvent({ workspaceId: WS, specversion: '1.0', id: 'another-id', source: 'forms', type: 'form.submitted', subject: 'r-1', time: '2026-11-01T10:00:00Z', data: { name: 'Ana' } });
+    expect(eventFingerprint(other)).toBe(eventFingerprint(ours));
+    expect(normalizeEvent({ workspaceId: WS, specversion: '1.0', id: 'x', source: 's', type: 'a.b', data: {} }).subject).toBeNull();
   });
 
   it('fingerprints what the producer said, whatever the key order, and tells different events apart', () => {
@@ -58,6 +64,9 @@ describe('normalizing events', () => {
       [{ ...base, occurredAt: 'yesterday' }, 'invalid_request', 'occurredAt'],
       [{ ...base, specversion: '0.3', id: 'x' }, 'invalid_request', 'specversion'],
       [{ workspaceId: WS, specversion: '1.0', id: 'x', source: 's', type: 'a.b', datacontenttype: 'text/xml', data: {} }, 'invalid_request', 'datacontenttype'],
+      [{ workspaceId: WS, specversion: '1.0', id: 'x', source: 's', type: 'a.b', data_base64: 'AAAA' }, 'invalid_request', 'data_base64'],
+      [{ workspaceId: WS, specversion: '1.0', id: 'x', source: 's', type: 'a.b', data: {}, ext: { nested: true } }, 'invalid_request', 'ext'],
+      [{ workspaceId: WS, specversion: '1.0', source: 's', type: 'a.b', data: {} }, 'invalid_request', 'id'],
       [{ ...base, data: { big: 'x'.repeat(MAX_EVENT_DATA_BYTES) } }, 'payload_too_large', 'data'],
       [{ ...base, data: nested(MAX_EVENT_DEPTH + 1) }, 'invalid_request', 'data'],
     ];

@@ -22,9 +22,10 @@ export interface NormalizedEvent {
   sizeBytes: number;
 }
 
-// CloudEvents 1.0 structured mode, JSON format: the attributes we read. `id` is the producer's own and is kept as the
-// subject's fallback only; the Idempotency-Key header is the delivery's identity.
-const CloudEventSchema = z.strictObject({
+// CloudEvents 1.0 structured mode, JSON format: the attributes we read. `id` is the producer's own and is checked but
+// not kept (the Idempotency-Key header is the delivery's identity), so it is not part of the fingerprint either.
+// Extension attributes (lower-case letters and digits, at most 20, scalar values) are accepted and not kept.
+const CloudEventSchema = z.looseObject({
   workspaceId: z.uuid(),
   specversion: z.literal('1.0'),
   id: z.string().min(1).max(200),
@@ -40,6 +41,7 @@ const CloudEventSchema = z.strictObject({
 /** Validates and normalizes one raw event; `invalid_request` names the field, `payload_too_large` the bound. */
 export function normalizeEvent(raw: Readonly<Record<string, unknown>>): NormalizedEvent {
   const cloud = 'specversion' in raw;
+  if (cloud) checkExtensions(raw);
   const parsed = cloud ? CloudEventSchema.safeParse(raw) : EventInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -71,12 +73,26 @@ export function normalizeEvent(raw: Readonly<Record<string, unknown>>): Normaliz
   };
 }
 
+const CLOUD_ATTRIBUTES = new Set(['workspaceId', 'specversion', 'id', 'source', 'type', 'time', 'subject', 'datacontenttype', 'dataschema', 'data']);
+
+// CloudEvents 1.0 extension attributes: names of lower-case letters and digits, values scalar. `data_base64` (binary
+// data) is not one, so it is refused with its name.
+function checkExtensions(raw: Readonly<Record<string, unknown>>): void {
+  for (const [name, value] of Object.entries(raw)) {
+    if (CLOUD_ATTRIBUTES.has(name)) continue;
+    const scalar = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    if (!/^[a-z0-9]{1,20}$/.test(name) || !scalar || (typeof value === 'string' && value.length > 1000)) {
+      throw new KgateError('invalid_request', `The event is not valid CloudEvents 1.0 JSON: ${name}: not an attribute kgate reads, nor an extension attribute (lower-case letters and digits, a short scalar value).`, { field: name });
+    }
+  }
+}
+
 function fromCloudEvent(e: z.infer<typeof CloudEventSchema>): EventInput {
   return {
     workspaceId: e.workspaceId,
     type: e.type,
     source: e.source,
-    subject: e.subject ?? e.id,
+    ...(e.subject !== undefined ? { subject: e.subject } : {}),
     ...(e.time ? { occurredAt: e.time } : {}),
     data: e.data,
   };
