@@ -6,10 +6,11 @@
  */
 import { createRequire } from 'node:module';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTOMATION_API_IDENTITY, AUTOMATION_OPERATIONS } from '../src/surfaces/operations/automation-table.ts';
 import { OPERATIONS } from '../src/surfaces/operations/table.ts';
 import { restApiDocument } from '../src/surfaces/rest/dev-api.ts';
+import { startAutomationGateway, type AutomationGateway } from './support/automation-gateway.ts';
 
 type Json = Record<string, unknown>;
 
@@ -123,6 +124,24 @@ describe('the OpenAPI document of the automation gateway', () => {
       expect({ id: op.id, scope: op.scope }).toEqual({ id: op.id, scope: method === 'GET' ? 'mcp:read' : 'mcp:write' });
       const always = op.id === 'ingestAutomationEvent' || op.id === 'proposeAutomationAction';
       expect({ id: op.id, idempotency: op.idempotency }).toEqual({ id: op.id, idempotency: always ? 'always' : 'none' });
+    }
+  });
+});
+
+describe('the automation gateway serves that document', () => {
+  let started: AutomationGateway;
+  beforeAll(async () => {
+    started = await startAutomationGateway();
+  });
+  afterAll(() => started.stop());
+
+  it('at /api/dev/automation/openapi.json and /openapi/automation.json, without a token, with exactly its paths', async () => {
+    for (const path of ['/api/dev/automation/openapi.json', '/openapi/automation.json']) {
+      const response = await fetch(new URL(path, started.gateway.url));
+      expect({ path, status: response.status }).toEqual({ path, status: 200 });
+      const served = (await response.json()) as Json;
+      expect(served.paths).toEqual(doc.paths);
+      expect(documented(served).sort()).toEqual([...ROUTES, DOCUMENT_ROUTE].sort());
     }
   });
 });
