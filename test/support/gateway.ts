@@ -25,6 +25,8 @@ export interface TestGatewayOptions {
   database?: TestGateway['db'];
   /** Serve this operation table instead of kgate's (to add probe operations). */
   operations?: GatewayOptions['operations'];
+  /** Deliver webhooks through this transport (e.g. one that trusts a local receiver's certificate). */
+  webhookTransport?: GatewayOptions['webhookTransport'];
 }
 
 /** Starts the gateway as `kgate serve` would, but in-process, on port 0, with a test database. */
@@ -46,6 +48,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
       ...(options.operations ? { operations: options.operations } : {}),
+      ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
     },
   );
   return { ...gateway, logs, db };
