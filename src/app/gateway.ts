@@ -17,6 +17,8 @@ import { readinessOf, type OpenedDatabase } from './database.ts';
 import { instrumentDatabase } from './instrumented-database.ts';
 import { searchSnapshotDirOf, searchSnapshotFiles } from './search-snapshots.ts';
 import { startMaintenance } from './maintenance.ts';
+import { startAutomationLoop } from './automation-loop.ts';
+import type { WebhookTransport } from '../domains/automation/index.ts';
 import { providerWiring } from './providers.ts';
 import { createServices, type Services } from './services.ts';
 import { VERSION } from './version.ts';
@@ -149,6 +151,8 @@ export function httpDependenciesOf(
       models: services.models,
       educationRubrics: services.educationRubrics,
       educationConnections: services.educationConnections,
+      automation: services.automation,
+      webhooks: services.webhooks,
       runtimeCatalogue: runtimeCatalogueOf(options.operations ?? OPERATIONS, { chat: services.models.available, image: Boolean(services.models.identity?.imageModel) }),
     },
     runtimeCredentials: services.runtimeCredentials,
@@ -184,6 +188,10 @@ export interface GatewayOptions {
   fetchClientMetadata?: ClientMetadataFetch;
   /** Serves this operation table instead of kgate's (tests add probe operations to the real one). */
   operations?: readonly AnyOperation[];
+  /** Replaces how webhooks leave (tests trust their local receiver's certificate with it). */
+  webhookTransport?: WebhookTransport;
+  /** Replaces the webhook retry schedule (ms to wait after each failed attempt; tests shorten it). */
+  webhookRetrySchedule?: readonly number[];
 }
 
 /** Starts the HTTP gateway over an opened database. */
@@ -202,6 +210,11 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     noteCacheBytes: config.noteCacheBytes,
     providers: providerWiring(config.providers),
     media: config.media,
+    webhooks: {
+      allowPrivate: config.automation.allowPrivateWebhooks,
+      ...(options.webhookTransport ? { transport: options.webhookTransport } : {}),
+      ...(options.webhookRetrySchedule ? { retrySchedule: options.webhookRetrySchedule } : {}),
+    },
     ...(config.model ? { model: { port: modelOf(config.model)!, timeoutMs: config.model.timeoutMs } } : {}),
     // The embedded database's data directory also keeps search indexes between runs (docs/search.md).
     ...(opened.dataDir !== undefined ? { searchSnapshots: searchSnapshotFiles(searchSnapshotDirOf(opened.dataDir)) } : {}),
@@ -248,6 +261,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     }),
   );
   const maintenance = startMaintenance(services, logger, db);
+  const automationLoop = startAutomationLoop(services.automation, logger, config.automation.processIntervalMs);
   let stopRequested = false;
   // One background job at a time, so that requests compete with one: search and the graph's reindex first, then
   // knowledge (it parses each note itself, so it does not need the reindex, only a turn).
@@ -266,6 +280,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
         for (const timer of maintenance) clearInterval(timer);
         stopRequested = true;
         await server.close(config.shutdownGraceMs);
+        await automationLoop.stop();
         await metricsServer?.close(0);
         await background;
         await stopListening();

@@ -19,6 +19,8 @@ import { createNotesService } from '../domains/notes/index.ts';
 import { createOAuthService, type ClientMetadataFetch, type OAuthCredentialRow, type OAuthService } from '../domains/oauth/index.ts';
 import { createOnboardingService, type OnboardingService } from '../domains/onboarding/index.ts';
 import { createProposalsService, type ProposalsService } from '../domains/proposals/index.ts';
+import { createAutomationService, createWebhooksService, type AutomationService, type WebhookTransport, type WebhooksService } from '../domains/automation/index.ts';
+import { createWebhookTransport } from './webhook-http.ts';
 import { createProvenanceService, type ProvenanceService } from '../domains/provenance/index.ts';
 import { createSearchPageCache, createSearchService, type SearchIndexSnapshots, type SearchService } from '../domains/search/index.ts';
 import { createScopesService, type ScopesService } from '../domains/scopes/index.ts';
@@ -100,6 +102,10 @@ export interface Services {
   models: ModelsService;
   /** Rubric drafts of product installations, proposed and versioned (docs/education.md, "Rubric drafts"). */
   educationRubrics: EducationRubricsService;
+  /** The automation gateway's events, triggers, runs and process (docs/automation.md). */
+  automation: AutomationService;
+  /** Webhook endpoints, signed deliveries and executions (docs/automation.md). */
+  webhooks: WebhooksService;
   /**
    * Resolved credentials in memory (personal access tokens, OAuth access tokens); enabled only by a gateway that
    * listens for credential notifications.
@@ -133,6 +139,11 @@ export interface ServiceOptions {
   media?: MediaConfig;
   /** The configured model (app/model.ts) and its total timeout; none: the model-backed endpoints answer `unavailable`. */
   model?: { port: ModelPort; timeoutMs: number };
+  /**
+   * How webhooks leave (docs/automation.md): a transport (tests trust their receiver's certificate with one), or the
+   * guarded one, with private addresses allowed only in development; and the retry schedule, when not the default.
+   */
+  webhooks?: { transport?: WebhookTransport; allowPrivate?: boolean; retrySchedule?: readonly number[] };
 }
 
 /** Wires every domain service over one database. */
@@ -241,6 +252,15 @@ export function createServices(
     // A request still waiting on its model is never taken for abandoned: the window outlasts the model's deadline.
     settleWindowMs: Math.max(DEFAULT_SETTLE_WINDOW_MS, (options.model?.timeoutMs ?? 0) + 60_000),
   });
+  const webhooks = createWebhooksService({
+    db,
+    clock,
+    workspaces,
+    sealer: providers.sealer,
+    transport: options.webhooks?.transport ?? createWebhookTransport({ allowPrivateAddresses: options.webhooks?.allowPrivate ?? false }),
+    ...(options.webhooks?.retrySchedule ? { retrySchedule: options.webhooks.retrySchedule } : {}),
+  });
+  const automation = createAutomationService({ db, clock, workspaces, proposals, webhooks, vaults });
   const caches = {
     personal_access_tokens: credentialCache,
     oauth_access_tokens: oauthCache,
@@ -279,6 +299,8 @@ export function createServices(
     media,
     models,
     educationRubrics: createEducationRubricsService(db, clock),
+    automation,
+    webhooks,
     educationConnections,
     credentialCaches,
     authorityCache,

@@ -26,7 +26,9 @@ import { toolCatalogue } from '../mcp/tool-list.ts';
 import type { Metrics } from '../../metrics.ts';
 import type { Mailer } from '../../net/mail.ts';
 import { oauthRoutes } from '../oauth/routes.ts';
-import { developerApi } from '../rest/dev-api.ts';
+import { developerApi, restApi, restApiDocument } from '../rest/dev-api.ts';
+import { MAX_AUTOMATION_BODY_BYTES } from '../../domains/automation/index.ts';
+import { AUTOMATION_API_IDENTITY, AUTOMATION_OPERATIONS } from '../operations/automation-table.ts';
 import { productRuntime } from '../product/api.ts';
 import { runtimeTokenRoute } from '../product/token-endpoint.ts';
 import { googleConnectionCallback } from '../product/connection-callback.ts';
@@ -129,6 +131,12 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
   app.use('*', requestLog(deps.logger, deps.metrics));
   app.route('/', healthRoutes(deps.readiness, deps.version));
   app.route('/api/account', accountRoutes(pipeline));
+  // The automation gateway (spec 4.8) before the Developer REST API, whose prefix it shares; its document is public
+  // at its own path and, for discovery, at /openapi/automation.json.
+  const automation = { pipeline, operations: AUTOMATION_OPERATIONS, baseUrl: deps.baseUrl, version: deps.version, identity: AUTOMATION_API_IDENTITY };
+  app.route('/api/dev/automation', restApi({ ...automation, maxBodyBytes: MAX_AUTOMATION_BODY_BYTES }));
+  const automationDocument = restApiDocument(automation);
+  app.get('/openapi/automation.json', (c) => c.body(automationDocument, 200, { 'Content-Type': 'application/json' }));
   app.route('/api/dev', developerApi({ pipeline, operations: deps.operations ?? OPERATIONS, baseUrl: deps.baseUrl, version: deps.version }));
   app.route('/', oauthRoutes(deps.oauth, { trustedProxies: deps.trustedProxies }));
   // The token endpoint speaks OAuth, not the runtime envelope, and comes before the runtime's version check.

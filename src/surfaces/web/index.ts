@@ -48,6 +48,7 @@ import { trashPages } from './trash-pages.ts';
 import { vaultPages } from './vault-pages.ts';
 import { viewPages } from './view-pages.ts';
 import { workspacePages } from './workspace-pages.ts';
+import { automationPages } from './automation-pages.ts';
 import { serveScripts } from '../http/static-script.ts';
 import { WEBMCP_ADAPTER, webmcpPolyfill } from '../webmcp/adapter-script.ts';
 import { WORKSPACE_SCRIPT_ASSET } from './workspace-script.ts';
@@ -123,6 +124,7 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', intelligencePages(deps));
   if (deps.educationRubrics) app.route('/', rubricPages({ ...deps, educationRubrics: deps.educationRubrics }));
   app.route('/', serveScripts([WORKSPACE_SCRIPT_ASSET, WEBMCP_ADAPTER, webmcpPolyfill()]));
+  app.route('/', automationPages(deps));
   app.route('/', workspacePages(deps));
   app.route('/', notePages(deps));
   app.route('/', eventPages(deps));

@@ -132,6 +132,7 @@ function shell(page: PageContent): string {
           <ul>
             <li><a href="/workspace">Workspace</a></li>
             <li><a href="/workspace/team">Team</a></li>
+            <li><a href="/workspace/automation">Automation</a></li>
             <li><a href="/account">Account</a></li>
             <li><a href="/account/connections">Connected applications</a></li>
             <li><a href="/account/tokens">Access tokens</a></li>
