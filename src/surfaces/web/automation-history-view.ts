@@ -123,7 +123,7 @@ function targetOf(workspaceId: string, e: Execution, endpoints: ReadonlyMap<stri
   const url = e.endpointId ? endpoints.get(e.endpointId) : undefined;
   return html`${url ? html`<code style="overflow-wrap: anywhere">${url}</code>` : html`<span class="muted">a deleted endpoint</span>`}${
     e.eventType ? html`<br><span class="muted">type</span> <code>${e.eventType}</code>` : ''
-  }${e.deliveryId ? html`<br><span class="muted">message</span> <code>${e.deliveryId}</code>` : ''}`;
+  }${e.deliveryId ? html`<br><span class="muted">message</span> <code style="overflow-wrap: anywhere">${e.deliveryId}</code>` : ''}`;
 }
 
 /** Every attempt of outbound actions, newest first: webhook deliveries and proposal executions. */
