@@ -274,11 +274,14 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** Outbound event types kgate itself emits to webhook endpoints (besides the types of forwarded events). */
+/**
+ * Outbound event types kgate itself emits to webhook endpoints (besides the types of forwarded events). A proposal's
+ * rejection or expiry is told for proposals a trigger's run made (the run watches its verdict).
+ */
 export const EMITTED_EVENT_TYPES = [
   'proposal.created',
-  'proposal.approved',
   'proposal.rejected',
+  'proposal.expired',
   'proposal.executed',
   'proposal.failed',
   'run.succeeded',

@@ -265,6 +265,9 @@ async function stepWaiting(deps: ProcessDependencies, run: runs.StoredRun): Prom
         await runs.appendStep(tx, run.id, step, { proposalId, ...(step === 'refused' || step === 'proposal.failed' ? failure : {}) }, at);
         await runs.appendStep(tx, run.id, 'failed', { code: failure.code }, at);
         await runs.moveRun(tx, run.id, 'failed', at, { failure });
+        if (state === 'rejected' || state === 'expired') {
+          await deps.webhooks.enqueue(tx, { workspaceId: run.workspaceId, eventType: `proposal.${state}`, data: { proposalId, state, runId: run.id }, runId: null });
+        }
         await deps.webhooks.enqueue(tx, { workspaceId: run.workspaceId, eventType: 'run.failed', data: runNews(run, failure), runId: null });
         return true;
       });
