@@ -84,7 +84,7 @@ describe('GET /api/dev/mappings', () => {
     const response = await prober.api.get('/mappings');
     expectSuccess(response);
     expect(response.body).toEqual({
-      vaults: [{ mappingId: prober.mappingId, name: expect.any(String), provider: 'hosted', readOnly: false, writeAccess: true, role: 'owner', remoteRoot: null, connected: true, deviceEncrypted: false, approvalPolicy: 'open' }],
+      vaults: [{ mappingId: prober.mappingId, name: expect.any(String), provider: 'hosted', readOnly: false, writeAccess: true, role: 'owner', workspaceId: prober.owner.workspaceId, remoteRoot: null, connected: true, deviceEncrypted: false, approvalPolicy: 'open' }],
       truncated: false,
     });
     const tool = await mcpRequest(suite.gateway, prober.owner.token, 'tools/call', { name: 'list_vaults', arguments: {} });

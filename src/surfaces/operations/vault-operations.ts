@@ -12,6 +12,7 @@ const MappingOut = z.object({
     .describe('True when the mapping accepts no note changes at all (read-only, pull-only, or a remote mapping whose provider connection has no file-write access)'),
   writeAccess: z.boolean().describe('True when MCP note changes are allowed on this exact mapping, for your role'),
   role: z.enum(['owner', 'admin', 'editor', 'viewer']).describe('Your role in the workspace of the mapping; a viewer only reads'),
+  workspaceId: z.string().describe('The workspace the mapping belongs to (the automation gateway names workspaces by it)'),
   remoteRoot: z.string().nullable().describe('A remote mapping: the provider folder, or repository@branch:folder, it maps; null when hosted'),
   connected: z.boolean().describe('False when a remote mapping\'s provider connection is disconnected (its calls answer provider_disconnected); true when hosted'),
   deviceEncrypted: z.boolean().describe('True when note bodies are encrypted on the device and the server cannot read them'),
@@ -44,7 +45,7 @@ export const listMappings = defineOperation({
       vaults: mappings.map(({ mapping: m, role }) => {
         const summary = mappingWriteSummary(m);
         const writes = roleAllows(role, 'vault.write');
-        return { mappingId: m.id, name: m.name, provider: m.provider, readOnly: summary.readOnly, writeAccess: summary.writeAccess && writes, role, remoteRoot: m.remoteRoot, connected: m.provider === 'hosted' || m.connection?.status === 'active', deviceEncrypted: m.deviceEncrypted, approvalPolicy: m.approvalPolicy };
+        return { mappingId: m.id, name: m.name, provider: m.provider, readOnly: summary.readOnly, writeAccess: summary.writeAccess && writes, role, workspaceId: m.workspaceId, remoteRoot: m.remoteRoot, connected: m.provider === 'hosted' || m.connection?.status === 'active', deviceEncrypted: m.deviceEncrypted, approvalPolicy: m.approvalPolicy };
       }),
       truncated: false,
     };
