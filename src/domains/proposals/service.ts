@@ -274,6 +274,29 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
   }
 
   /**
+   * Runs `work` on the proposal `find` locks, in one transaction. A proposal past its expiry is expired first (that
+   * commits) and the step is refused as a conflict saying `expiredMessage`.
+   */
+  async function lockedStep(
+    find: (sql: Sql, lock: boolean) => Promise<store.StoredProposal | undefined>,
+    work: (tx: Sql, p: store.StoredProposal) => Promise<void>,
+    expiredMessage: string,
+  ): Promise<Proposal> {
+    const expired = await db.transaction(async (tx) => {
+      const p = await find(tx, true);
+      if (!p) throw unknownProposal();
+      if (hasExpired(p.state, p.expiresAtDate, clock.now())) {
+        await record(tx, p, 'expire', { accountId: null, credentialKind: 'system' }, {}, { expiredAt: p.expiresAt });
+        return true;
+      }
+      await work(tx, p);
+      return false;
+    });
+    if (expired) throw new KgateError('conflict', expiredMessage, { state: 'expired' });
+    return present((await find(db, false))!);
+  }
+
+  /**
    * Runs a person's step on a locked proposal. A proposal past its expiry is expired first (that commits) and the
    * step is refused as a conflict.
    */
@@ -286,18 +309,7 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
   ): Promise<Proposal> {
     const mapping = await personOn(actor, mappingId, step);
     if (!isUuid(proposalId)) throw unknownProposal();
-    const expired = await db.transaction(async (tx) => {
-      const p = await store.findProposal(tx, mapping.id, proposalId, true);
-      if (!p) throw unknownProposal();
-      if (hasExpired(p.state, p.expiresAtDate, clock.now())) {
-        await record(tx, p, 'expire', { accountId: null, credentialKind: 'system' }, {}, { expiredAt: p.expiresAt });
-        return true;
-      }
-      await work(tx, p);
-      return false;
-    });
-    if (expired) throw new KgateError('conflict', 'This proposal expired before it was acted on; ask for a new one.', { state: 'expired' });
-    return present((await store.findProposal(db, mapping.id, proposalId))!);
+    return lockedStep((sql, lock) => store.findProposal(sql, mapping.id, proposalId, lock), work, 'This proposal expired before it was acted on; ask for a new one.');
   }
 
   /** Refuses a path outside the scope's slice (by the tags of the note there now, or of its new content). */
@@ -355,20 +367,8 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
    * person's write access checked again (lost: the proposal fails with `forbidden`, nothing applied).
    */
   function executorStep(proposalId: string) {
-    return async (work: (tx: Sql, p: store.StoredProposal) => Promise<void>): Promise<Proposal> => {
-      const expired = await db.transaction(async (tx) => {
-        const p = await store.findProposalById(tx, proposalId, true);
-        if (!p) throw unknownProposal();
-        if (hasExpired(p.state, p.expiresAtDate, clock.now())) {
-          await record(tx, p, 'expire', { accountId: null, credentialKind: 'system' }, {}, { expiredAt: p.expiresAt });
-          return true;
-        }
-        await work(tx, p);
-        return false;
-      });
-      if (expired) throw new KgateError('conflict', 'This proposal expired before it was executed.', { state: 'expired' });
-      return present((await store.findProposalById(db, proposalId))!);
-    };
+    return (work: (tx: Sql, p: store.StoredProposal) => Promise<void>): Promise<Proposal> =>
+      lockedStep((sql, lock) => store.findProposalById(sql, proposalId, lock), work, 'This proposal expired before it was executed.');
   }
 
   return {

@@ -196,24 +196,12 @@ export async function findProposal(sql: Sql, mappingId: string, id: string, lock
 }
 
 /** A mapping's proposals, newest first, optionally of some states, after a cursor's seq (exclusive); one more than `limit`. */
-export async function listProposals(
+export function listProposals(
   sql: Sql,
   mappingId: string,
   query: { states?: readonly ProposalState[]; beforeSeq?: number; limit: number },
 ): Promise<StoredProposal[]> {
-  const params: unknown[] = [mappingId];
-  let where = 'mapping_id = $1';
-  if (query.states && query.states.length > 0) {
-    params.push(textArrayParam(query.states));
-    where += ` AND state = ANY($${params.length}::text[])`;
-  }
-  if (query.beforeSeq !== undefined) {
-    params.push(query.beforeSeq);
-    where += ` AND seq < $${params.length}`;
-  }
-  params.push(query.limit + 1);
-  const rows = await sql.query<ProposalRow>(`SELECT ${COLUMNS} FROM action_proposals WHERE ${where} ORDER BY seq DESC LIMIT $${params.length}`, params);
-  return rows.map(toProposal);
+  return listProposalsOf(sql, [mappingId], query);
 }
 
 /** How many of a mapping's proposals wait for a person. */
