@@ -240,8 +240,9 @@ function send(target: Target, init: GuardedRequestInit, settings: Settings): Pro
       // No cookies: only the caller's headers. Identity encoding keeps maxBytes honest.
       headers: {
         accept: 'application/json',
-        ...init.headers,
+        // A caller may name itself more precisely (webhook deliveries say kgate-webhooks/1).
         'user-agent': 'kgate',
+        ...init.headers,
         'accept-encoding': 'identity',
         connection: 'close',
         ...(body === undefined ? {} : { 'content-length': String(body.byteLength) }),
