@@ -8,6 +8,7 @@
  * - An output field that is not in an operation's output schema never reaches the wire, on either surface: a probe
  *   operation added to the real table returns extra fields at every depth, and neither surface shows them.
  */
+import { AUTOMATION_OPERATIONS } from '../src/surfaces/operations/automation-table.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createLogger } from '../src/logger.ts';
@@ -133,13 +134,20 @@ describe('the surfaces, derived from the table', () => {
     const bindings = restBindings(table);
     // The router of the real application.
     const app = createHttpApp(httpDependenciesOf(gateway.services, gateway.db, { logger: createLogger('silent'), baseUrl: '', operations: table }));
-    const routed = app.routes
+    const all = app.routes
       .filter((r) => r.method !== 'ALL' && r.path.startsWith(`${API_PREFIX}/`) && r.path !== `${API_PREFIX}/openapi.json`)
       .map((r) => `${r.method} ${r.path.slice(API_PREFIX.length)}`)
       .filter((route) => !route.endsWith(OTHER_NOTE_DEPTHS))
       .map((route) => route.replace(/:(\w+)/g, '{$1}'));
+    // The automation gateway shares the prefix and serves its own table, with its own document.
+    const automation = `/automation`;
+    const routed = all.filter((route) => !route.split(' ')[1]!.startsWith(`${automation}/`));
     expect(new Set(routed).size).toBe(routed.length);
     expect([...routed].sort()).toEqual([...bindings.keys()].sort());
+    const automationRouted = all
+      .filter((route) => route.split(' ')[1]!.startsWith(`${automation}/`) && route !== `GET ${automation}/openapi.json`)
+      .map((route) => route.replace(` ${automation}/`, ' /'));
+    expect([...automationRouted].sort()).toEqual([...restBindings(AUTOMATION_OPERATIONS).keys()].sort());
 
     // The served OpenAPI document: one operation object per binding, with the binding's (or operation's) id.
     const doc = (await (await fetch(`${gateway.url}${API_PREFIX}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
