@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 
 /**
  * Outbound HTTPS GET for URLs that internet callers hand us (first user: OAuth client ID metadata documents). The
@@ -98,8 +98,9 @@ export function createGuardedRequest(options: GuardedFetchOptions = {}): Guarded
     allowPrivate: options.allowPrivateAddresses === true,
     timeoutMs: positiveLimit(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs'),
     maxBytes: positiveLimit(options.maxBytes ?? DEFAULT_MAX_BYTES, 'maxBytes'),
-    // `ca` replaces Node's trust store rather than adding to it, so the public roots are put back explicitly.
-    ca: options.ca === undefined ? undefined : [...rootCertificates, ...[options.ca].flat()],
+    // `ca` replaces Node's trust store rather than adding to it, so the public roots are put back explicitly. The
+    // context is built once: given as `ca` per request, Node would parse every root again for each connection.
+    secureContext: options.ca === undefined ? undefined : createSecureContext({ ca: [...rootCertificates, ...[options.ca].flat()] }),
     lookup: checkedLookup(options.lookup ?? systemLookup, options.allowPrivateAddresses === true),
     allowHttp: options.allowInsecureHttp === true,
   };
@@ -162,7 +163,7 @@ interface Settings {
   allowPrivate: boolean;
   timeoutMs: number;
   maxBytes: number;
-  ca: Array<string | Buffer> | undefined;
+  secureContext: SecureContext | undefined;
   lookup: LookupFunction;
   allowHttp: boolean;
 }
@@ -250,7 +251,7 @@ function send(target: Target, init: GuardedRequestInit, settings: Settings): Pro
       // A fresh agent per request: no pooled socket can carry a connection made under other rules.
       agent: false,
       lookup: settings.lookup,
-      ca: settings.ca,
+      ...(settings.secureContext ? { secureContext: settings.secureContext } : {}),
       // Explicit, so NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot switch verification off.
       rejectUnauthorized: true,
       maxHeaderSize: MAX_HEADER_BYTES,
