@@ -51,7 +51,9 @@ export function restApi(deps: RestApiDependencies): Hono<HttpEnv> {
     // binding, after admission: a malformed body counts as a call (spec 7.3). The rest of a refused body is never
     // read, so the connection cannot carry another request.
     const contentLength = c.req.header('content-length');
-    if (hasBody(contentLength, c.req.header('transfer-encoding'))) {
+    // Already read by an API mounted under this one's prefix that served no route (the automation gateway under
+    // /api/dev): the stream is consumed, so reading again would wait for ever.
+    if (c.get('body') === undefined && hasBody(contentLength, c.req.header('transfer-encoding'))) {
       try {
         // Node's own request when served by Node: reading Hono's web body would first build a whole web Request.
         c.set('body', await readBody(c.env?.incoming ?? c.req.raw.body, contentLength, deps.maxBodyBytes));
