@@ -7,16 +7,13 @@
  *   `deliverDue`, beside plain HTTPS POSTs of the same signed bytes to the same local receiver from the same process.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { measureDeliveries, DELIVERIES, BASELINE_CALLERS, type DeliveryRun } from './automation-deliveries.ts';
 import { INGEST_ROUTE_NAMES, measureIngestion, type IngestRun } from './automation-ingest.ts';
 import type { EngineName } from './http/installation.ts';
 import { standardLoad, type LoadOptions } from './http/load.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count, fixed } from './support/format.ts';
-import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+import { measureOnServedEngines } from './support/served-engines.ts';
 
 interface EngineRun {
   engine: EngineName;
@@ -74,25 +71,9 @@ function report(runs: EngineRun[], load: LoadOptions, skipped: string[], failure
 
 /** Measures ingestion and deliveries on both engines. */
 export async function measureAutomation(load: LoadOptions): Promise<BenchmarkReport> {
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-automation-'));
-  const runs: EngineRun[] = [];
-  const skipped: string[] = [];
   const failures: string[] = [];
-  try {
-    runs.push(await runEngine('PGlite', { KGATE_DATA_DIR: join(root, 'data') }, root, load, failures));
-    const scratch = await createScratchDatabase(benchServerUrl());
-    if ('skipped' in scratch) skipped.push(scratch.skipped);
-    else {
-      try {
-        runs.push(await runEngine('PostgreSQL', { DATABASE_URL: scratch.url }, root, load, failures));
-      } finally {
-        await scratch.drop();
-      }
-    }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-  return report(runs, load, skipped, failures);
+  const { runs, skipped } = await measureOnServedEngines('automation', ({ engine, env, root }) => runEngine(engine, env, root, load, failures));
+  return report(runs, load, skipped.map((skip) => skip.reason), failures);
 }
 
 /** The automation benchmark as `bench/run.ts` runs it. */

@@ -8,8 +8,7 @@
  *
  * `npm run bench -- --only education-analysis [--seed S] [--repeat R] [--write]`; `--repeat` is the number of rounds.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loudLogEntries, openInstallation, type EngineName } from './http/installation.ts';
 import { measureCompute, type ComputeResult } from './education-analysis/compute.ts';
@@ -18,7 +17,7 @@ import { measureRows, meteredOperations, type Requests, type RowResult } from '.
 import { educationAnalysisReport } from './education-analysis/report.ts';
 import { prepareAnalysisInstallation, startBenchServer } from './education-analysis/setup.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
-import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+import { measureOnServedEngines } from './support/served-engines.ts';
 
 /** Candidates of the recommendation request: the spec's limit. */
 export const CANDIDATES = 250;
@@ -83,7 +82,6 @@ export async function measureEducationAnalysis(seed: number, rounds: number, ser
   const recommendRequest = generateRecommendRequest(CANDIDATES, seed);
   const pair = generateFrameworkPair(ITEMS, seed);
   const requests: Requests = { recommend: JSON.stringify(recommendRequest), crosswalk: JSON.stringify({ source: pair.source, target: pair.target }) };
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-education-'));
   const result: Omit<EducationAnalysisResult, 'compute'> = {
     seed,
     rounds,
@@ -95,25 +93,18 @@ export async function measureEducationAnalysis(seed: number, rounds: number, ser
     loadAverage: { before: loadBefore, after: 0 },
     failures: [],
   };
-  try {
-    const inputs = { requests, rounds, log };
-    const pglite = await measureEngine('PGlite', { KGATE_DATA_DIR: join(root, 'data') }, root, inputs, result.failures);
-    result.engines.push(pglite.run);
-    result.server = pglite.server;
-    const scratch = await createScratchDatabase(benchServerUrl(serverUrl));
-    if ('skipped' in scratch) {
-      result.skipped.push({ engine: 'PostgreSQL', reason: scratch.skipped });
-      log(`  PostgreSQL skipped: ${scratch.skipped}`);
-    } else {
-      try {
-        result.engines.push((await measureEngine('PostgreSQL', { DATABASE_URL: scratch.url }, root, inputs, result.failures)).run);
-      } finally {
-        await scratch.drop();
-      }
-    }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const inputs = { requests, rounds, log };
+  const measured = await measureOnServedEngines(
+    'education',
+    async ({ engine, env, root }) => {
+      const { run, server } = await measureEngine(engine, env, root, inputs, result.failures);
+      if (engine === 'PGlite') result.server = server;
+      return run;
+    },
+    { serverUrl, log },
+  );
+  result.engines.push(...measured.runs);
+  result.skipped.push(...measured.skipped);
   log('  in process: validation, computation, blocking against every pair');
   const compute = measureCompute(recommendRequest, pair);
   return { ...result, compute, loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 } };

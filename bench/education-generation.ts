@@ -12,15 +12,13 @@
  *
  * `npm run bench -- --only education-generation [--write]`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { startModelFake } from '../test/fakes/model/server.ts';
 import { generateAvailable } from './education-generation/generate-input.ts';
 import { measureEngine, type EngineRun, type Sizes } from './education-generation/measure.ts';
 import { educationGenerationReport } from './education-generation/report.ts';
 import type { Benchmark, BenchmarkReport } from './support/benchmark.ts';
-import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+import { measureOnServedEngines } from './support/served-engines.ts';
 
 /** The sizes of the documented run. */
 export const GENERATION_SIZES: Sizes = { sequential: 200, warmup: 20, concurrency: 16, perClient: 20, longChunks: 2000, longReplies: 10, shortChunks: 20 };
@@ -42,29 +40,25 @@ export interface EducationGenerationResult {
 export async function measureEducationGeneration(sizes: Sizes = GENERATION_SIZES, serverUrl?: string): Promise<EducationGenerationResult> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const result: EducationGenerationResult = { sizes, engines: [], skipped: [], generate: generateAvailable(), loadAverage: { before: loadavg()[0] ?? 0, after: 0 }, failures: [] };
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-generation-'));
   const fake = await startModelFake();
   const record = (run: EngineRun) => {
     result.engines.push(run);
     result.failures.push(...run.failures);
   };
   try {
-    record(await measureEngine('PGlite', { KGATE_DATA_DIR: join(root, 'data') }, root, fake, sizes, log));
-    const scratch = await createScratchDatabase(benchServerUrl(serverUrl));
-    if ('skipped' in scratch) {
-      result.skipped.push({ engine: 'PostgreSQL', reason: scratch.skipped });
-      log(`  PostgreSQL skipped: ${scratch.skipped}`);
-    } else {
-      try {
-        result.postgres = scratch.version;
-        record(await measureEngine('PostgreSQL', { DATABASE_URL: scratch.url }, root, fake, sizes, log));
-      } finally {
-        await scratch.drop();
-      }
-    }
+    const measured = await measureOnServedEngines(
+      'generation',
+      async ({ engine, env, root, version }) => {
+        if (version) result.postgres = `PostgreSQL ${version}`;
+        const run = await measureEngine(engine, env, root, fake, sizes, log);
+        record(run);
+        return run;
+      },
+      { serverUrl, log },
+    );
+    result.skipped.push(...measured.skipped);
   } finally {
     await fake.close();
-    await rm(root, { recursive: true, force: true });
   }
   result.loadAverage.after = loadavg()[0] ?? 0;
   return result;

@@ -13,8 +13,6 @@
  * usage reservation alone under 50 callers, for one account and for 50 (`http/reservations.ts`).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '../src/db/port.ts';
 import type { Actor } from '../src/kernel/principal.ts';
@@ -37,7 +35,7 @@ import { measureRoundTrips, type RoundTrips } from './http/round-trips.ts';
 import { APPLY_FOLDER_PREFIX, scenarios, seedNotes, TRANSACTION_ACTIONS, type Scenario, type Target } from './http/scenarios.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { describePglite } from './support/pglite-version.ts';
-import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+import { measureOnServedEngines } from './support/served-engines.ts';
 
 /** Options of {@link measureHttpThroughput}. */
 export interface HttpThroughputOptions extends LoadOptions {
@@ -238,27 +236,13 @@ export async function measureHttpThroughput(options: HttpThroughputOptions): Pro
     skipped: [],
     failures: [],
   };
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-http-'));
-  try {
-    const dataDir = join(root, 'data');
-    result.engines.push(
-      await runEngine('PGlite', undefined, { KGATE_DATA_DIR: dataDir }, root, { ...options, log }, result.failures),
-    );
-    const scratch = await createScratchDatabase(benchServerUrl(options.serverUrl));
-    if ('skipped' in scratch) {
-      result.skipped.push({ engine: 'PostgreSQL', reason: scratch.skipped });
-      log(`  PostgreSQL skipped: ${scratch.skipped}`);
-    } else {
-      try {
-        const version = scratch.version.replace(/^PostgreSQL /, '');
-        result.engines.push(await runEngine('PostgreSQL', version, { DATABASE_URL: scratch.url }, root, { ...options, log }, result.failures));
-      } finally {
-        await scratch.drop();
-      }
-    }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const measured = await measureOnServedEngines(
+    'http',
+    ({ engine, env, root, version }) => runEngine(engine, version, env, root, { ...options, log }, result.failures),
+    { serverUrl: options.serverUrl, log },
+  );
+  result.engines.push(...measured.runs);
+  result.skipped.push(...measured.skipped);
   return result;
 }
 

@@ -24,9 +24,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_OWNER_EMAIL } from '../src/domains/onboarding/index.ts';
@@ -38,7 +36,7 @@ import { mcpHeaders, PROTOCOL_VERSION, toolsCallBody, TOOLS_LIST_BODY, verifyNot
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count, fixed } from './support/format.ts';
 import { describePglite } from './support/pglite-version.ts';
-import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+import { measureOnServedEngines } from './support/served-engines.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -335,25 +333,14 @@ export async function measureMcpThroughput(options: McpThroughputOptions): Promi
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const load: LoadOptions = { connections: options.connections, warmupSeconds: options.warmupSeconds, seconds: options.seconds };
   const result: McpThroughputResult = { options: load, runs: [], skipped: [], failures: [] };
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-mcp-'));
-  try {
-    result.runs.push(await runEngine('PGlite', undefined, { KGATE_DATA_DIR: join(root, 'data') }, root, load, log, result.failures));
-    const scratch = await createScratchDatabase(benchServerUrl(options.serverUrl));
-    if ('skipped' in scratch) {
-      result.skipped.push({ engine: 'PostgreSQL', reason: scratch.skipped });
-      log(`  PostgreSQL skipped: ${scratch.skipped}`);
-    } else {
-      try {
-        const version = scratch.version.replace(/^PostgreSQL /, '');
-        result.runs.push(await runEngine('PostgreSQL', version, { DATABASE_URL: scratch.url }, root, load, log, result.failures));
-      } finally {
-        await scratch.drop();
-      }
-    }
-    for (const baseline of sdkBaselines()) result.runs.push(await runSdk(baseline, load, log, result.failures));
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const measured = await measureOnServedEngines(
+    'mcp',
+    ({ engine, env, root, version }) => runEngine(engine, version, env, root, load, log, result.failures),
+    { serverUrl: options.serverUrl, log },
+  );
+  result.runs.push(...measured.runs);
+  result.skipped.push(...measured.skipped);
+  for (const baseline of sdkBaselines()) result.runs.push(await runSdk(baseline, load, log, result.failures));
   return result;
 }
 

@@ -15,15 +15,13 @@
  * published folder that does not hold one note per answer, or fewer metered operations than runtime answers fails
  * the benchmark.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { standardLoad, type LoadOptions } from './http/load.ts';
 import type { EngineName } from './http/installation.ts';
 import { measureEngine, type EngineRun } from './product-runtime/measure.ts';
 import { productRuntimeReport } from './product-runtime/report.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
-import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+import { measureOnServedEngines } from './support/served-engines.ts';
 
 /** The whole benchmark's result, for the report. */
 export interface ProductRuntimeResult {
@@ -40,25 +38,15 @@ export interface ProductRuntimeResult {
 export async function measureProductRuntime(load: LoadOptions, rounds: number, serverUrl?: string): Promise<ProductRuntimeResult> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const result: ProductRuntimeResult = { load, rounds, engines: [], skipped: [], loadAverage: { before: loadavg()[0]!, after: 0 }, failures: [] };
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-runtime-'));
   const options = { ...load, rounds, log };
-  try {
-    result.engines.push(await measureEngine('PGlite', undefined, { KGATE_DATA_DIR: join(root, 'data') }, root, options, result.failures));
-    const scratch = await createScratchDatabase(benchServerUrl(serverUrl));
-    if ('skipped' in scratch) {
-      result.skipped.push({ engine: 'PostgreSQL', reason: scratch.skipped });
-      log(`  PostgreSQL skipped: ${scratch.skipped}`);
-    } else {
-      try {
-        const server = { version: scratch.version.replace(/^PostgreSQL /, ''), database: scratch.name };
-        result.engines.push(await measureEngine('PostgreSQL', server, { DATABASE_URL: scratch.url }, root, options, result.failures));
-      } finally {
-        await scratch.drop();
-      }
-    }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  const measured = await measureOnServedEngines(
+    'runtime',
+    ({ engine, env, root, version, database }) =>
+      measureEngine(engine, version === undefined ? undefined : { version, database: database! }, env, root, options, result.failures),
+    { serverUrl, log },
+  );
+  result.engines.push(...measured.runs);
+  result.skipped.push(...measured.skipped);
   result.loadAverage.after = loadavg()[0]!;
   return result;
 }

@@ -20,7 +20,7 @@ import { MEASURED_QUESTIONS, WARMUP_QUESTIONS, measureEngine, type PublishedInte
 import { publishedIntelligenceReport } from './published-intelligence/report.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count } from './support/format.ts';
-import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+import { measureOnServedEngines } from './support/served-engines.ts';
 import { writeSyntheticVault } from './vault-generator.ts';
 
 /** Sources of the generated pack: the format's limit. */
@@ -63,22 +63,17 @@ export async function measurePublishedIntelligence(seed: number, repeat: number,
       loadAverage: { before: loadBefore, after: 0 },
       failures: [],
     };
-    const pglite = await measureEngine('PGlite', undefined, { KGATE_DATA_DIR: join(root, 'data') }, root, inputs);
-    result.engines.push(pglite.run);
-    result.failures.push(...pglite.failures);
-    const scratch = await createScratchDatabase(benchServerUrl(options.serverUrl));
-    if ('skipped' in scratch) {
-      result.skipped.push({ engine: 'PostgreSQL', reason: scratch.skipped });
-      log(`  PostgreSQL skipped: ${scratch.skipped}`);
-    } else {
-      try {
-        const postgres = await measureEngine('PostgreSQL', scratch.version.replace(/^PostgreSQL /, ''), { DATABASE_URL: scratch.url }, root, inputs);
-        result.engines.push(postgres.run);
-        result.failures.push(...postgres.failures);
-      } finally {
-        await scratch.drop();
-      }
-    }
+    const measured = await measureOnServedEngines(
+      'intelligence',
+      async ({ engine, env, version }) => {
+        const { run, failures } = await measureEngine(engine, version, env, root, inputs);
+        result.failures.push(...failures);
+        return run;
+      },
+      { serverUrl: options.serverUrl, log },
+    );
+    result.engines.push(...measured.runs);
+    result.skipped.push(...measured.skipped);
     result.loadAverage.after = loadavg()[0] ?? 0;
     return result;
   } finally {

@@ -8,15 +8,13 @@
  * sign-in form, as a browser gets it.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapInstallation, openInstallation, startServer, type EngineName } from './http/installation.ts';
 import { measureScenario, standardLoad, type LoadOptions, type LoadScenario, type Measurement } from './http/load.ts';
 import { READ_NOTE_PATH } from './http/scenarios.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count, fixed } from './support/format.ts';
-import { benchServerUrl, createScratchDatabase } from './support/scratch-postgres.ts';
+import { measureOnServedEngines } from './support/served-engines.ts';
 import { createServices } from '../src/app/services.ts';
 
 /** Notes in the listed folder. */
@@ -155,25 +153,9 @@ function report(runs: EngineRun[], load: LoadOptions, skipped: string[], failure
 
 /** Measures the workspace pages on both engines. */
 export async function measureWorkspacePages(load: LoadOptions): Promise<BenchmarkReport> {
-  const root = await mkdtemp(join(tmpdir(), 'kgate-bench-pages-'));
-  const runs: EngineRun[] = [];
-  const skipped: string[] = [];
   const failures: string[] = [];
-  try {
-    runs.push(await runEngine('PGlite', { KGATE_DATA_DIR: join(root, 'data') }, root, load, failures));
-    const scratch = await createScratchDatabase(benchServerUrl());
-    if ('skipped' in scratch) skipped.push(scratch.skipped);
-    else {
-      try {
-        runs.push(await runEngine('PostgreSQL', { DATABASE_URL: scratch.url }, root, load, failures));
-      } finally {
-        await scratch.drop();
-      }
-    }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-  return report(runs, load, skipped, failures);
+  const { runs, skipped } = await measureOnServedEngines('pages', ({ engine, env, root }) => runEngine(engine, env, root, load, failures));
+  return report(runs, load, skipped.map((skip) => skip.reason), failures);
 }
 
 /** The workspace pages benchmark as `bench/run.ts` runs it. */
