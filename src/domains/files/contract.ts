@@ -1,4 +1,5 @@
 import type { Actor } from '../../kernel/principal.ts';
+import type { NoteChangeCapability } from '../vaults/index.ts';
 
 /**
  * Canvases and attachments of hosted vaults (docs/vaults.md, migration 0027): every file of an Obsidian vault that
@@ -93,6 +94,8 @@ export interface FilesService {
     changes: FileChange[];
     dryRun: boolean;
     idempotencyKey?: string;
+    /** Under which capability the caller changes files (vaults policy); the Developer REST API's `direct` when absent. */
+    capability?: NoteChangeCapability;
   }): Promise<{ results: FileChangeResult[]; replayed: boolean }>;
   /** The mapping's trashed files, newest first. */
   listTrash(actor: Actor, mappingId: string, options?: { limit?: number }): Promise<TrashedVaultFile[]>;

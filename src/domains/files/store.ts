@@ -53,7 +53,7 @@ export async function listFileSummaries(
         AND ($3::text IS NULL OR path COLLATE "C" > $3::text COLLATE "C")
       ORDER BY path COLLATE "C"
       LIMIT $4`,
-    [vaultId, options.kind ?? null, options.after ?? null, Math.min(Math.max(1, options.limit), MAX_FILE_PAGE)],
+    [vaultId, options.kind ?? null, options.after ?? null, Math.min(Math.max(1, options.limit), MAX_FILE_PAGE + 1)],
   );
   return rows.map(toSummary);
 }
@@ -88,6 +88,21 @@ export async function findFilesByName(sql: Sql, vaultId: string, nameKey: string
 export async function readFileByKey(sql: Sql, vaultId: string, pathKey: string): Promise<VaultFile | undefined> {
   const rows = await sql.query<FullRow>(`SELECT ${FULL_COLUMNS} FROM vault_files WHERE vault_id = $1 AND path_key = $2`, [vaultId, pathKey]);
   return rows[0] ? toFile(rows[0]) : undefined;
+}
+
+/** The files with these path keys, with their bytes, in byte order of path. */
+export async function readFilesByKeys(sql: Sql, vaultId: string, pathKeys: readonly string[]): Promise<VaultFile[]> {
+  if (pathKeys.length === 0) return [];
+  const rows = await sql.query<FullRow>(
+    `SELECT ${FULL_COLUMNS} FROM vault_files WHERE vault_id = $1 AND path_key = ANY($2::text[]) ORDER BY path COLLATE "C"`,
+    [vaultId, pathKeys],
+  );
+  return rows.map(toFile);
+}
+
+/** Takes the vault's row lock for the rest of the transaction: the lock every change of notes and files takes. */
+export async function lockVault(sql: Sql, vaultId: string): Promise<void> {
+  await sql.query('SELECT id FROM vaults WHERE id = $1 FOR UPDATE', [vaultId]);
 }
 
 /** A page of a vault's files with their bytes, in byte order of path after `after` (export). */

@@ -7,6 +7,11 @@ export const EventKindSchema = z.enum([
   'note.deleted',
   'note.restored',
   'note.moved',
+  // Canvases and attachments of hosted vaults (src/domains/files).
+  'file.created',
+  'file.updated',
+  'file.deleted',
+  'file.restored',
   'proposal.created',
   'proposal.approved',
   'proposal.rejected',
