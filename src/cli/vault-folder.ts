@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, readFile as readFileBytes } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { OperatorError } from './operator-error.ts';
@@ -47,6 +47,16 @@ function kindOf(name: string): FolderEntryKind {
   if (name.endsWith('.md')) return 'note';
   if (name.endsWith('.canvas')) return 'canvas';
   return 'attachment';
+}
+
+/** The sizes in bytes of files of the folder (without following links: the listing never returns one). */
+export async function fileSizes(root: string, paths: readonly string[]): Promise<number[]> {
+  return Promise.all(paths.map(async (path) => (await lstat(join(root, ...path.split('/')))).size));
+}
+
+/** Reads canvases and attachments as bytes, exactly as they are. */
+export function readVaultFiles(root: string, paths: readonly string[]): Promise<Buffer[]> {
+  return Promise.all(paths.map((path) => readFileBytes(join(root, ...path.split('/')))));
 }
 
 // fatal: reject invalid UTF-8 instead of silently replacing bytes; ignoreBOM: keep a BOM so export round-trips.
