@@ -1,4 +1,5 @@
 import type { Actor } from '../../kernel/principal.ts';
+import type { IdempotentCommit } from '../idempotency/index.ts';
 import type { NoteChangeCapability } from '../vaults/index.ts';
 
 /**
@@ -96,6 +97,11 @@ export interface FilesService {
     idempotencyKey?: string;
     /** Under which capability the caller changes files (vaults policy); the Developer REST API's `direct` when absent. */
     capability?: NoteChangeCapability;
+    /**
+     * An apply whose key the caller has claimed already (the operation pipeline): the change runs in this
+     * transaction, under its key, instead of claiming `idempotencyKey` itself; `replayed` is then always false.
+     */
+    commit?: IdempotentCommit;
   }): Promise<{ results: FileChangeResult[]; replayed: boolean }>;
   /** The mapping's trashed files, newest first. */
   listTrash(actor: Actor, mappingId: string, options?: { limit?: number }): Promise<TrashedVaultFile[]>;

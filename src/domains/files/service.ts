@@ -3,7 +3,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import { CONTENT_HASH_PATTERN, sha256Hex } from '../../kernel/hashing.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
 import type { Actor } from '../../kernel/principal.ts';
-import type { IdempotencyService } from '../idempotency/index.ts';
+import type { IdempotencyService, IdempotentCommit } from '../idempotency/index.ts';
 import { appendEvents, type NewProvenanceEvent } from '../provenance/index.ts';
 import { noteChangeRefusal, type HostedMapping, type NoteChangeCapability, type VaultsService } from '../vaults/index.ts';
 import {
@@ -249,6 +249,15 @@ export function createFilesService(db: Database, vaults: VaultsService, options:
       const steps = await plan(db, mapping.vaultId, changes);
       return { results: steps.map((s) => s.result), replayed: false };
     }
+    const applyIn = async (commit: IdempotentCommit): Promise<FileChangeResult[]> => {
+      const mapping = await hostedMapping(input.actor, input.mappingId, 'write', commit.sql);
+      assertMayChangeFiles(mapping, capability);
+      await store.lockVault(commit.sql, mapping.vaultId);
+      const steps = await plan(commit.sql, mapping.vaultId, changes);
+      await applySteps(commit.sql, input.actor, mapping, steps, commit.key, 'change');
+      return steps.map((s) => s.result);
+    };
+    if (input.commit) return { results: await applyIn(input.commit), replayed: false };
     if (input.idempotencyKey === undefined) throw new KgateError('idempotency_key_required', 'Applying a file change needs an idempotency key.');
     // The fingerprint names the bytes by their hash: a retry with other bytes under the same key is refused.
     const fingerprinted = changes.map((c) =>
@@ -256,14 +265,7 @@ export function createFilesService(db: Database, vaults: VaultsService, options:
     );
     const outcome = await options.idempotency.run(
       { accountId: input.actor.accountId, key: input.idempotencyKey, operation: FILE_CHANGE_OPERATION, input: { mappingId: input.mappingId, changes: fingerprinted } },
-      async (commit) => {
-        const mapping = await hostedMapping(input.actor, input.mappingId, 'write', commit.sql);
-        assertMayChangeFiles(mapping, capability);
-        await store.lockVault(commit.sql, mapping.vaultId);
-        const steps = await plan(commit.sql, mapping.vaultId, changes);
-        await applySteps(commit.sql, input.actor, mapping, steps, commit.key, 'change');
-        return steps.map((s) => s.result);
-      },
+      applyIn,
     );
     if (!outcome.replayed) return { results: outcome.value, replayed: false };
     const stored = outcome.outcome;
