@@ -27,7 +27,7 @@ describe('canvases and attachments over REST', () => {
     const wired = OPERATIONS.some((op) => op.id === 'listVaultFiles');
     const withFiles = (op: AnyOperation): AnyOperation => ({
       ...op,
-      run: (ctx: OperationContext, input) => op.run('files' in ctx.services ? ctx : { ...ctx, services: Object.assign(Object.create(null) as object, ctx.services, { files }) as OperationContext['services'] }, input),
+      run: (ctx: OperationContext, input) => op.run('files' in ctx.services ? ctx : { ...ctx, services: { ...ctx.services, files } as OperationContext['services'] }, input),
     });
     gateway = await startTestGateway(wired ? {} : { operations: [...OPERATIONS, ...FILE_OPERATIONS.map(withFiles)] });
     files = createFilesService(gateway.db, gateway.services.vaults, { idempotency: gateway.services.idempotency });
