@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDomainDatabase } from '../../../test/support/domain-database.ts';
 import { createOwner, type Owner } from '../../../test/support/fixtures.ts';
+import { insertRemoteMapping } from '../../../test/support/remote-mappings.ts';
 import type { Services } from '../../app/services.ts';
 import type { Database } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
@@ -140,6 +141,34 @@ describe('files service', () => {
     // A person on the workspace pages is the approval.
     const person = await files.change({ actor: other.actor, mappingId: other.mapping.id, changes, dryRun: false, idempotencyKey: key(), capability: 'person' });
     expect(person.results[0]!.status).toBe('create');
+  });
+
+  it('refuses every call on a remote mapping with unavailable: its files live at the provider', async () => {
+    const other = await createOwner(services, 'remote');
+    const remote = await insertRemoteMapping(db, { accountId: other.accountId, workspaceId: other.workspaceId, provider: 'dropbox', root: { kind: 'dropbox', path: '/vault' }, canWrite: true, allowMcpNoteChanges: true });
+    const before = await snapshot();
+    const calls: (() => Promise<unknown>)[] = [
+      () => files.listFiles(other.actor, remote.id),
+      () => files.readFile(other.actor, remote.id, 'a.png'),
+      () => files.listTrash(other.actor, remote.id),
+      () => files.change({ actor: other.actor, mappingId: remote.id, changes: [{ type: 'write-file', path: 'a.png', content: PNG }], dryRun: true }),
+      () => apply([{ type: 'write-file', path: 'a.png', content: PNG }], remote.id, other.actor),
+      () => files.importFiles(other.actor, remote.id, [{ path: 'a.png', content: PNG }]),
+    ];
+    const codes: string[] = [];
+    for (const call of calls) codes.push(await codeOf(call));
+    expect(codes).toEqual(calls.map(() => 'unavailable'));
+    expect(await snapshot()).toBe(before);
+  });
+
+  it('counts the ceiling under the vault lock: of two concurrent applies that each fit alone, one is refused', async () => {
+    const other = await createOwner(services, 'ceiling');
+    const small = createFilesService(db, services.vaults, { idempotency: services.idempotency, maxVaultBytes: 3000 });
+    const write = (path: string) => small.change({ actor: other.actor, mappingId: other.mapping.id, changes: [{ type: 'write-file', path, content: Buffer.alloc(2000, 1) }], dryRun: false, idempotencyKey: key() });
+    const settled = await Promise.allSettled([write('one.bin'), write('two.bin')]);
+    const outcomes = settled.map((s) => (s.status === 'fulfilled' ? 'create' : s.reason instanceof KgateError ? s.reason.code : 'other')).sort();
+    expect(outcomes).toEqual(['create', 'vault_storage_exhausted']);
+    expect(await db.query('SELECT count(*)::int AS n FROM vault_files WHERE vault_id = $1', [other.mapping.vaultId])).toEqual([{ n: 1 }]);
   });
 
   it('imports a batch: creates, reports unchanged, updates, and rejects what it cannot store', async () => {
