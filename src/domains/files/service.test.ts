@@ -59,6 +59,11 @@ describe('files service', () => {
     expect(read.content.equals(PNG)).toBe(true);
     expect((await files.readFile(owner.actor, owner.mapping.id, 'Board.canvas')).kind).toBe('canvas');
 
+    // A preview may leave the hash out and learns it; a preview of a delete names no trash entry.
+    const replacing = await files.change({ actor: owner.actor, mappingId: owner.mapping.id, changes: [{ type: 'write-file', path: 'img/a.png', content: CANVAS }], dryRun: true });
+    expect(replacing.results).toEqual([{ path: 'img/a.png', status: 'update', beforeHash: fileHash(PNG), afterHash: fileHash(CANVAS) }]);
+    const deleting = await files.change({ actor: owner.actor, mappingId: owner.mapping.id, changes: [{ type: 'delete-file', path: 'img/a.png', expectedHash: fileHash(PNG) }], dryRun: true });
+    expect(deleting.results).toEqual([{ path: 'img/a.png', status: 'delete', beforeHash: fileHash(PNG), afterHash: null }]);
     const same = await apply([{ type: 'write-file', path: 'img/a.png', content: PNG, expectedHash: fileHash(PNG) }]);
     expect(same.results[0]!.status).toBe('no-op');
     const changed = Buffer.concat([PNG, Buffer.from('more')]);

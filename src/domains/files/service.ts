@@ -148,7 +148,7 @@ export function createFilesService(db: Database, vaults: VaultsService, options:
   }
 
   /** Plans the changes against the vault as it is in `sql` (under the lock when applying); throws the first refusal. */
-  async function plan(sql: Sql, vaultId: string, changes: readonly CanonicalChange[]): Promise<Step[]> {
+  async function plan(sql: Sql, vaultId: string, changes: readonly CanonicalChange[], mode: 'preview' | 'apply'): Promise<Step[]> {
     const keys = changes.flatMap((c) => (c.type === 'restore-file' ? [] : [c.pathKey]));
     const current = await store.findFileSummaries(sql, vaultId, keys);
     const steps: Step[] = [];
@@ -174,15 +174,18 @@ export function createFilesService(db: Database, vaults: VaultsService, options:
         }
         const trashId = newId();
         growth -= before.size;
-        steps.push({ op: 'delete', pathKey: change.pathKey, before, trashId, result: { path: before.path, status: 'delete', beforeHash: before.contentHash, afterHash: null, trashId } });
+        // A preview's trash id would never exist; only an applied delete names its entry.
+        const result: FileChangeResult = { path: before.path, status: 'delete', beforeHash: before.contentHash, afterHash: null, ...(mode === 'apply' ? { trashId } : {}) };
+        steps.push({ op: 'delete', pathKey: change.pathKey, before, trashId, result });
         continue;
       }
       const { write } = change;
       if (before) {
-        if (change.expectedHash === undefined) {
+        // A preview may leave the hash out: it answers the current one (beforeHash), as a note's preview does.
+        if (change.expectedHash === undefined && mode === 'apply') {
           throw new KgateError('precondition_required', 'Replacing an existing file needs its current hash (expectedHash).', { index, path: before.path, currentHash: before.contentHash });
         }
-        if (before.contentHash !== change.expectedHash) {
+        if (change.expectedHash !== undefined && before.contentHash !== change.expectedHash) {
           throw new KgateError('stale_revision', 'The file changed since the expected hash was read; nothing was overwritten.', { index, path: before.path, currentHash: before.contentHash });
         }
         if (before.contentHash === write.contentHash && before.path === write.path) {
@@ -246,14 +249,14 @@ export function createFilesService(db: Database, vaults: VaultsService, options:
     if (input.dryRun) {
       const mapping = await hostedMapping(input.actor, input.mappingId, 'write');
       assertMayChangeFiles(mapping, capability);
-      const steps = await plan(db, mapping.vaultId, changes);
+      const steps = await plan(db, mapping.vaultId, changes, 'preview');
       return { results: steps.map((s) => s.result), replayed: false };
     }
     const applyIn = async (commit: IdempotentCommit): Promise<FileChangeResult[]> => {
       const mapping = await hostedMapping(input.actor, input.mappingId, 'write', commit.sql);
       assertMayChangeFiles(mapping, capability);
       await store.lockVault(commit.sql, mapping.vaultId);
-      const steps = await plan(commit.sql, mapping.vaultId, changes);
+      const steps = await plan(commit.sql, mapping.vaultId, changes, 'apply');
       await applySteps(commit.sql, input.actor, mapping, steps, commit.key, 'change');
       return steps.map((s) => s.result);
     };
