@@ -102,6 +102,7 @@ describe('files service', () => {
   it('refuses bad changes with stable codes and changes nothing', async () => {
     const current = await files.readFile(owner.actor, owner.mapping.id, 'Board.canvas');
     const stranger = await createOwner(services, 'stranger');
+    await services.notes.importNotes(owner.actor, owner.mapping.id, [{ path: 'Docs/Guide.md', content: '# Guide\n' }]);
     const before = await snapshot();
     const refusals: [string, () => Promise<unknown>][] = [
       ['invalid_path', () => apply([{ type: 'write-file', path: '.obsidian/app.json', content: CANVAS }])],
@@ -116,6 +117,12 @@ describe('files service', () => {
       ['stale_revision', () => apply([{ type: 'write-file', path: 'new.bin', content: PNG, expectedHash: current.contentHash }])],
       ['not_found', () => apply([{ type: 'delete-file', path: 'missing.png', expectedHash: current.contentHash }])],
       ['not_found', () => apply([{ type: 'restore-file', trashId: '00000000-0000-7000-8000-000000000000' }])],
+      // A folder tree holds a name once: a file named like a folder of other files, or one under a file's name.
+      ['conflict', () => apply([{ type: 'write-file', path: 'img', content: PNG }])],
+      ['conflict', () => apply([{ type: 'write-file', path: 'IMG/a.png/inner.bin', content: PNG }])],
+      ['conflict', () => apply([{ type: 'write-file', path: 'Board.canvas/x.png', content: PNG }])],
+      ['conflict', () => apply([{ type: 'write-file', path: 'docs', content: PNG }])],
+      ['conflict', () => apply([{ type: 'write-file', path: 'Docs/Guide.md/x.png', content: PNG }])],
       ['invalid_request', () => apply([])],
       ['invalid_request', () => apply([{ type: 'write-file', path: 'dup.bin', content: PNG }, { type: 'write-file', path: 'DUP.bin', content: PNG }])],
       // Atomic: the first change is fine, the second refused, neither is applied.

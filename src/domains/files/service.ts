@@ -129,6 +129,14 @@ function deviceEncrypted(): KgateError {
   return new KgateError('device_encrypted', 'Files of this mapping would be encrypted with a device-held key; the server cannot read or write them.');
 }
 
+/** Refuses a new file where a folder of that name holds notes or files, or under a name that is a note or file. */
+async function assertNoFolderClash(sql: Sql, vaultId: string, path: string, index: number): Promise<void> {
+  const clash = await store.findFolderClash(sql, vaultId, filePathKey(path));
+  if (clash !== undefined) {
+    throw new KgateError('conflict', `${JSON.stringify(path)} and ${JSON.stringify(clash)} cannot both exist in a folder tree: one would be a folder of the other.`, { index, path, clash });
+  }
+}
+
 /** Builds the files service (FilesService, contract.ts). */
 export function createFilesService(db: Database, vaults: VaultsService, options: FilesServiceOptions): FilesService {
   const maxVaultBytes = options.maxVaultBytes ?? DEFAULT_VAULT_FILE_BYTES;
@@ -158,6 +166,7 @@ export function createFilesService(db: Database, vaults: VaultsService, options:
         const trashed = await store.findTrashed(sql, vaultId, change.trashId);
         if (!trashed) throw new KgateError('not_found', 'There is no trashed file with this id.', { index });
         const write = fileWrite(trashed.originalPath, trashed.content);
+        await assertNoFolderClash(sql, vaultId, write.path, index);
         if (keys.includes(write.pathKey) || (await store.findFileSummaries(sql, vaultId, [write.pathKey])).size > 0) {
           throw new KgateError('conflict', 'A file exists at the trashed file\'s path; delete or move it first.', { index, path: trashed.originalPath });
         }
@@ -194,6 +203,8 @@ export function createFilesService(db: Database, vaults: VaultsService, options:
         }
       } else if (change.expectedHash !== undefined) {
         throw new KgateError('stale_revision', 'There is no file at this path any more; nothing was written.', { index, path: write.path, currentHash: null });
+      } else {
+        await assertNoFolderClash(sql, vaultId, write.path, index);
       }
       growth += write.size - (before?.size ?? 0);
       steps.push({ op: 'write', write, before, result: { path: write.path, status: before ? 'update' : 'create', beforeHash: before?.contentHash ?? null, afterHash: write.contentHash } });

@@ -117,6 +117,25 @@ export async function listFilesWithContent(sql: Sql, vaultId: string, after: str
   return rows.map(toFile);
 }
 
+/**
+ * A note or file path that would clash with a file at `pathKey` in a folder tree: one whose path is a folder of it
+ * (`a` for `a/b.png`), or one inside it as a folder (`a/b.png/c.md`). An export could write only one of the two.
+ * Undefined when there is none.
+ */
+export async function findFolderClash(sql: Sql, vaultId: string, pathKey: string): Promise<string | undefined> {
+  const segments = pathKey.split('/');
+  const folders = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join('/'));
+  const inside = `${pathKey}/`;
+  const rows = await sql.query<{ path: string }>(
+    `(SELECT path FROM vault_files WHERE vault_id = $1 AND (path_key = ANY($2::text[]) OR left(path_key, $3) = $4) LIMIT 1)
+     UNION ALL
+     (SELECT path FROM notes WHERE vault_id = $1 AND (path_key = ANY($2::text[]) OR left(path_key, $3) = $4) LIMIT 1)
+     LIMIT 1`,
+    [vaultId, folders, inside.length, inside],
+  );
+  return rows[0]?.path;
+}
+
 /** Bytes of all a vault's files together (its storage ceiling). */
 export async function totalFileBytes(sql: Sql, vaultId: string): Promise<number> {
   const rows = await sql.query<{ total: number }>('SELECT COALESCE(SUM(size), 0)::int8 AS total FROM vault_files WHERE vault_id = $1', [vaultId]);
