@@ -122,6 +122,7 @@ describe('files service', () => {
       ['conflict', () => apply([{ type: 'write-file', path: 'IMG/a.png/inner.bin', content: PNG }])],
       ['conflict', () => apply([{ type: 'write-file', path: 'Board.canvas/x.png', content: PNG }])],
       ['conflict', () => apply([{ type: 'write-file', path: 'docs', content: PNG }])],
+      ['conflict', () => apply([{ type: 'write-file', path: 'new', content: PNG }, { type: 'write-file', path: 'New/x.png', content: PNG }])],
       ['conflict', () => apply([{ type: 'write-file', path: 'Docs/Guide.md/x.png', content: PNG }])],
       ['invalid_request', () => apply([])],
       ['invalid_request', () => apply([{ type: 'write-file', path: 'dup.bin', content: PNG }, { type: 'write-file', path: 'DUP.bin', content: PNG }])],

@@ -68,7 +68,7 @@ function canonicalize(changes: readonly FileChange[]): CanonicalChange[] {
   if (changes.length === 0) throw new KgateError('invalid_request', 'A file change needs at least one change.');
   if (changes.length > MAX_FILE_CHANGES) throw new KgateError('invalid_request', `A file change holds at most ${MAX_FILE_CHANGES} changes.`, { limit: MAX_FILE_CHANGES });
   const seen = new Set<string>();
-  return changes.map((change, index): CanonicalChange => {
+  const canonical = changes.map((change, index): CanonicalChange => {
     if (change.type === 'restore-file') {
       if (!isUuid(change.trashId)) throw new KgateError('not_found', 'There is no trashed file with this id.', { index });
       if (seen.has(`trash:${change.trashId}`)) throw new KgateError('invalid_request', 'The same trashed file is restored twice.', { index });
@@ -99,6 +99,17 @@ function canonicalize(changes: readonly FileChange[]): CanonicalChange[] {
       ...(change.expectedHash !== undefined ? { expectedHash: checkHash(change.expectedHash, index) } : {}),
     };
   });
+  // Two new files of one batch may not clash either (`a` and `a/b.png`); the stored ones are checked in the plan.
+  const written = new Set(canonical.flatMap((c) => (c.type === 'write-file' ? [c.pathKey] : [])));
+  for (const [index, change] of canonical.entries()) {
+    if (change.type !== 'write-file') continue;
+    const segments = change.pathKey.split('/');
+    const folder = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join('/')).find((key) => written.has(key));
+    if (folder !== undefined) {
+      throw new KgateError('conflict', `${JSON.stringify(change.path)} would sit under another file of this change; one would be a folder of the other.`, { index, path: change.path });
+    }
+  }
+  return canonical;
 }
 
 /** One planned step: what the result says, and what the apply does. */
