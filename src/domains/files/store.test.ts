@@ -38,6 +38,13 @@ describe('files store', () => {
     expect((await store.listFileSummaries(db, vaultId, { after: 'a.canvas', limit: 10 })).map((f) => f.path)).toEqual(['img/b.png']);
     expect((await store.findFilesByName(db, vaultId, 'b.png')).map((f) => f.path)).toEqual(['Other/B.PNG', 'img/b.png']);
     expect(await store.findFilesByName(db, vaultId, 'png')).toEqual([]);
+    // Names and folders outside the Basic Multilingual Plane: characters, not UTF-16 units.
+    await store.upsertFile(db, vaultId, newId(), write('\u{1F600} folder/\u{1F4F7}.png', Buffer.from('x')));
+    expect((await store.findFilesByName(db, vaultId, '\u{1F4F7}.png')).map((f) => f.path)).toEqual(['\u{1F600} folder/\u{1F4F7}.png']);
+    expect(await store.findFolderClash(db, vaultId, '\u{1F600} folder')).toBe('\u{1F600} folder/\u{1F4F7}.png');
+    expect(await store.findFolderClash(db, vaultId, '\u{1F600} folder/\u{1F4F7}.png/x')).toBe('\u{1F600} folder/\u{1F4F7}.png');
+    expect(await store.findFolderClash(db, vaultId, '\u{1F600} fold')).toBeUndefined();
+    await db.query('DELETE FROM vault_files WHERE vault_id = $1 AND size = 1', [vaultId]);
     expect(await store.totalFileBytes(db, vaultId)).toBe(258);
     const trashId = newId();
     expect(await store.trashFile(db, vaultId, 'img/b.png', trashId, owner.accountId)).toBe(true);

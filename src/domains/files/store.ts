@@ -79,7 +79,8 @@ export async function findFilesByName(sql: Sql, vaultId: string, nameKey: string
       WHERE vault_id = $1 AND (path_key = $2 OR right(path_key, $3) = $4)
       ORDER BY path COLLATE "C"
       LIMIT $5`,
-    [vaultId, nameKey, nameKey.length + 1, `/${nameKey}`, limit],
+    // PostgreSQL counts characters (code points), not UTF-16 units: an emoji is one.
+    [vaultId, nameKey, [...nameKey].length + 1, `/${nameKey}`, limit],
   );
   return rows.map(toSummary);
 }
@@ -126,12 +127,13 @@ export async function findFolderClash(sql: Sql, vaultId: string, pathKey: string
   const segments = pathKey.split('/');
   const folders = segments.slice(0, -1).map((_, i) => segments.slice(0, i + 1).join('/'));
   const inside = `${pathKey}/`;
+  const insideLength = [...inside].length;
   const rows = await sql.query<{ path: string }>(
     `(SELECT path FROM vault_files WHERE vault_id = $1 AND (path_key = ANY($2::text[]) OR left(path_key, $3) = $4) LIMIT 1)
      UNION ALL
      (SELECT path FROM notes WHERE vault_id = $1 AND (path_key = ANY($2::text[]) OR left(path_key, $3) = $4) LIMIT 1)
      LIMIT 1`,
-    [vaultId, folders, inside.length, inside],
+    [vaultId, folders, insideLength, inside],
   );
   return rows[0]?.path;
 }
