@@ -32,10 +32,21 @@ export const IncomingLinkSchema = z.object({
   embed: z.boolean().describe('True for an embed (![[...]]) of this note'),
   ...LinkFields,
 });
+/** The stored canvas or attachment an embed resolves to (docs/vaults.md, "Canvases and attachments"). */
+export const EmbeddedFileSchema = z.object({
+  path: z.string().describe('The file, as stored'),
+  kind: z.enum(['canvas', 'attachment']).describe('canvas: a JSON Canvas file; attachment: an image, a PDF, audio or any other file'),
+  mediaType: z.string().describe('Its media type, decided from the extension when it was stored'),
+  size: z.number().int().nonnegative().describe('Its size in bytes'),
+});
 /** An embed (`![[...]]`, `![](...)`) of the note, resolved or not. */
 export const EmbedSchema = z.object({
   target: z.string().describe('The target as written'),
-  resolved: z.string().nullable().describe('The note it resolves to; null when no hosted note matches (attachments are not hosted)'),
+  resolved: z.string().nullable().describe('The note it resolves to; null when it names no note (a stored file, see file, or nothing)'),
+  file: EmbeddedFileSchema.nullable().describe(
+    'The canvas or attachment it resolves to, by the same rules as notes; a file named exactly by the target wins over a note named ' +
+      'by the target plus .md, as in Obsidian. null when it names no stored file (then resolved may name a note)',
+  ),
   ...LinkFields,
 });
 /** A link of the note whose target matches no note of the vault. */
@@ -58,6 +69,8 @@ export type GraphRelations = z.infer<typeof GraphRelationsSchema>;
 export type OutgoingLink = z.infer<typeof OutgoingLinkSchema>;
 /** See IncomingLinkSchema. */
 export type IncomingLink = z.infer<typeof IncomingLinkSchema>;
+/** See EmbeddedFileSchema. */
+export type EmbeddedFile = z.infer<typeof EmbeddedFileSchema>;
 /** See EmbedSchema. */
 export type Embed = z.infer<typeof EmbedSchema>;
 /** See UnresolvedLinkSchema. */

@@ -2,6 +2,7 @@
 export {
   DEFAULT_RELATIONS_LIMIT,
   EmbedSchema,
+  EmbeddedFileSchema,
   GraphRelationsSchema,
   IncomingLinkSchema,
   MAX_INCOMING_CANDIDATES,
@@ -9,7 +10,7 @@ export {
   OutgoingLinkSchema,
   UnresolvedLinkSchema,
 } from './contract.ts';
-export type { Embed, GraphRelations, IncomingLink, OutgoingLink, RelationsRequest, UnresolvedLink } from './contract.ts';
+export type { Embed, EmbeddedFile, GraphRelations, IncomingLink, OutgoingLink, RelationsRequest, UnresolvedLink } from './contract.ts';
 export { RESOLVER_CACHE_VAULTS } from './resolver-cache.ts';
 export { createGraphService } from './service.ts';
 export type { GraphOptions, GraphService } from './service.ts';

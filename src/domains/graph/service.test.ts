@@ -6,6 +6,7 @@ import type { Database } from '../../db/port.ts';
 import { contentHash } from '../../kernel/hashing.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import type { Services } from '../../app/services.ts';
+import { createFilesService } from '../files/index.ts';
 import { createGraphService } from './service.ts';
 import { createResolverCache } from './resolver-cache.ts';
 
@@ -34,6 +35,7 @@ const NOTES_MD = [
   'Inline `[[Ghost]]` too.',
   '',
 ].join('\n');
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const B_PLAN_MD = '# Plan B\nSee [[#Risks]], [[Plan#Risks|below]] and [[A/Plan|the other plan]].\n## Risks\n';
 
 describe('the link graph of a hosted vault', () => {
@@ -80,15 +82,47 @@ describe('the link graph of a hosted vault', () => {
       { path: 'A/Plan.md', target: 'Plan.md', kind: 'markdown', heading: null, blockId: null, alias: 'the plan', line: line('[the plan]') },
     ]);
     expect(graph.embeds).toEqual([
-      { target: 'Plan', resolved: 'A/Plan.md', kind: 'wikilink', heading: null, blockId: null, alias: null, line: 3 },
-      // Attachments are not hosted: the embed is listed, unresolved.
-      { target: 'diagram.png', resolved: null, kind: 'wikilink', heading: null, blockId: null, alias: null, line: 4 },
+      { target: 'Plan', resolved: 'A/Plan.md', file: null, kind: 'wikilink', heading: null, blockId: null, alias: null, line: 3 },
+      // No file of that name is stored: the embed is listed, resolved to nothing.
+      { target: 'diagram.png', resolved: null, file: null, kind: 'wikilink', heading: null, blockId: null, alias: null, line: 4 },
     ]);
     // [[Ghost]] and the second [[Plan]] sit in code: they are text, not links.
     expect(graph.unresolved).toEqual([
       { target: 'Missing Note', kind: 'wikilink', heading: null, blockId: null, alias: null, line: line('[[Missing Note]]') },
     ]);
     expect(graph.truncated).toBe(false);
+  });
+
+  it('resolves embeds of stored canvases and attachments to the file, its kind and media type', async () => {
+    const files = createFilesService(db, services.vaults, { idempotency: services.idempotency });
+    const png = Buffer.concat([PNG_SIGNATURE, Buffer.from('pixels')]);
+    const imported = await files.importFiles(owner.actor, mappingId, [
+      { path: 'Media/diagram.png', content: png },
+      { path: 'Media/a b.png', content: png },
+      { path: 'Boards/Map.canvas', content: Buffer.from('{"nodes":[],"edges":[]}') },
+      { path: 'Docs/spec.pdf', content: Buffer.from('%PDF-1.7\n') },
+      { path: 'photo.png', content: png },
+    ]);
+    expect(imported.rejected).toEqual([]);
+    const content = ['![[diagram.png]]', '![](../Media/a%20b.png)', '![[Map.canvas|the map]]', '![[Docs/spec.pdf#page=2]]', '![[photo.png]]', '![[gone.png]]', '[[photo.png]]', ''].join('\n');
+    // A note named photo.png.md: an embed of photo.png still names the file, as in Obsidian.
+    await write([{ path: 'C/Embeds.md', content }, { path: 'photo.png.md', content: '# not the picture\n' }]);
+    const graph = await relations('C/Embeds.md');
+    expect(graph.embeds.map((e) => [e.target, e.resolved, e.file, e.kind, e.alias, e.line])).toEqual([
+      ['diagram.png', null, { path: 'Media/diagram.png', kind: 'attachment', mediaType: 'image/png', size: png.length }, 'wikilink', null, 1],
+      ['../Media/a b.png', null, { path: 'Media/a b.png', kind: 'attachment', mediaType: 'image/png', size: png.length }, 'markdown', null, 2],
+      ['Map.canvas', null, { path: 'Boards/Map.canvas', kind: 'canvas', mediaType: expect.stringContaining('json'), size: 23 }, 'wikilink', 'the map', 3],
+      ['Docs/spec.pdf', null, { path: 'Docs/spec.pdf', kind: 'attachment', mediaType: 'application/pdf', size: 9 }, 'wikilink', null, 4],
+      ['photo.png', null, { path: 'photo.png', kind: 'attachment', mediaType: 'image/png', size: png.length }, 'wikilink', null, 5],
+      ['gone.png', null, null, 'wikilink', null, 6],
+    ]);
+    // A plain link (not an embed) keeps resolving to notes only: [[photo.png]] is the note photo.png.md.
+    expect(graph.outgoing.map((l) => l.path)).toEqual(['photo.png.md']);
+    // Another account's vault with the same files resolves nothing of ours.
+    const other = await createOwner(services, 'graph-files-other');
+    await services.notes.importNotes(other.actor, other.mapping.id, [{ path: 'C/Embeds.md', content }]);
+    const theirs = await services.graph.relations(other.actor, other.mapping.id, { path: 'C/Embeds.md' });
+    expect(theirs.embeds.every((e) => e.file === null)).toBe(true);
   });
 
   it('counts as incoming only the links that resolve to this note, not to another note of the same name', async () => {

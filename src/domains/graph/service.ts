@@ -2,6 +2,7 @@ import type { Database } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
+import { resolveFileTargets } from '../files/resolve.ts';
 import type { LinkResolver } from '../markdown/index.ts';
 import { MAX_LINKS_PER_NOTE, assertReadableBodies, targetNameKey } from '../notes/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
@@ -10,6 +11,7 @@ import {
   MAX_INCOMING_CANDIDATES,
   MAX_RELATIONS_LIMIT,
   type Embed,
+  type EmbeddedFile,
   type GraphRelations,
   type IncomingLink,
   type OutgoingLink,
@@ -56,20 +58,31 @@ function nameKeysOf(path: string): string[] {
   return key.endsWith('.md') ? [key, targetNameKey(key)] : [key];
 }
 
-/** Sorts what one note links to into the three outgoing lists. */
-function outgoingOf(links: readonly store.LinkRow[], sourcePath: string, resolver: LinkResolver, limit: number) {
+/** The stored file each embed target of the note names (files/resolve.ts), by target as written. */
+async function embeddedFilesOf(db: Database, vaultId: string, links: readonly store.LinkRow[], sourcePath: string): Promise<Map<string, EmbeddedFile>> {
+  const targets = links.filter((link) => link.embed).map((link) => link.target);
+  const found = await resolveFileTargets(db, vaultId, sourcePath, targets);
+  const files = new Map<string, EmbeddedFile>();
+  for (const [target, file] of found) files.set(target, { path: file.path, kind: file.kind, mediaType: file.mediaType, size: file.size });
+  return files;
+}
+
+/** Sorts what one note links to into the three outgoing lists; embeds of stored files name them (`files`). */
+function outgoingOf(links: readonly store.LinkRow[], sourcePath: string, resolver: LinkResolver, limit: number, files: ReadonlyMap<string, EmbeddedFile>) {
   const outgoing: OutgoingLink[] = [];
   const embeds: Embed[] = [];
   const unresolved: UnresolvedLink[] = [];
   let truncated = links.length >= MAX_LINKS_PER_NOTE; // the note index keeps only the first links of a note
   for (const link of links) {
-    const resolved = resolver.resolve(link.target, sourcePath) ?? null;
+    // A file named exactly by an embed wins over a note named by the target plus `.md` (Obsidian's order).
+    const file = link.embed ? (files.get(link.target) ?? null) : null;
+    const resolved = file ? null : (resolver.resolve(link.target, sourcePath) ?? null);
     const list: unknown[] = link.embed ? embeds : resolved === null ? unresolved : outgoing;
     if (list.length >= limit) {
       truncated = true;
       continue;
     }
-    if (link.embed) embeds.push({ target: link.target, resolved, ...linkFields(link) });
+    if (link.embed) embeds.push({ target: link.target, resolved, file, ...linkFields(link) });
     else if (resolved === null) unresolved.push({ target: link.target, ...linkFields(link) });
     else outgoing.push({ path: resolved, target: link.target, ...linkFields(link) });
   }
@@ -137,7 +150,8 @@ export function createGraphService(db: Database, vaults: VaultsService, options:
       const { version, note } = await store.findNoteAndVersion(db, mapping.vaultId, notePathKey(canonical));
       if (!note) throw new KgateError('not_found', 'There is no note at this path.');
       const resolver = await resolvers.resolverFor(mapping.vaultId, version);
-      const out = outgoingOf(await store.listLinksOf(db, note.id), note.path, resolver, limit);
+      const links = await store.listLinksOf(db, note.id);
+      const out = outgoingOf(links, note.path, resolver, limit, await embeddedFilesOf(db, mapping.vaultId, links, note.path));
       const into = await incomingOf(db, mapping.vaultId, note, resolver, { limit, candidates });
       return {
         path: note.path,
