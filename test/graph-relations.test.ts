@@ -72,7 +72,7 @@ describe('link relations over REST and MCP', () => {
     it('lists an attachment embed as unresolved and ignores link syntax inside code blocks', async () => {
       const sync = await relations({ mappingId, path: 'Projects/Offline Sync.md' });
       expect(sync.status).toBe(200);
-      expect(sync.body.embeds).toEqual([{ target: 'diagram.png', resolved: null, kind: 'wikilink', heading: null, blockId: null, alias: null, line: 23 }]);
+      expect(sync.body.embeds).toEqual([{ target: 'diagram.png', resolved: null, file: null, kind: 'wikilink', heading: null, blockId: null, alias: null, line: 23 }]);
       // `[[not a link]]` sits in a fenced YAML block on line 30.
       expect(sync.body.unresolved).toEqual([]);
       expect((sync.body.outgoing as Array<{ line: number }>).map((l) => l.line)).not.toContain(30);
