@@ -6,7 +6,9 @@ import { queryGraphRelations } from '../operations/graph-operations.ts';
 import { translateCanvas } from '../operations/knowledge-operations.ts';
 import { readNote } from '../operations/note-read-operations.ts';
 import { html, sendPage, showDate, SafeHtml } from './layout.ts';
-import { renderNote } from './note-render.ts';
+import { allowOwnMedia } from './file-pages.ts';
+import { filePageUrl, fileRawUrl } from './file-urls.ts';
+import { renderNote, type EmbeddedFileLink, type EmbeddedFiles } from './note-render.ts';
 import type { WorkspaceCall } from './workspace-calls.ts';
 import { vaultNav, workspacePage, type WorkspaceDependencies } from './workspace-guard.ts';
 import { notePrefix, noteUrl, searchUrl, vaultUrl } from './workspace-urls.ts';
@@ -55,11 +57,25 @@ function frontmatterTable(data: Record<string, unknown> | null, error: string | 
 function linkTargets(mappingId: string, relations: GraphRelations): (target: string) => string | null | undefined {
   const targets = new Map<string, string | null>();
   for (const link of relations.outgoing) targets.set(link.target, noteUrl(mappingId, link.path));
-  for (const embed of relations.embeds) targets.set(embed.target, embed.resolved === null ? null : noteUrl(mappingId, embed.resolved));
+  for (const embed of relations.embeds) {
+    // An embed of a stored file is drawn by embeddedFiles; a link with the same text may still name a note.
+    if (embed.file === null && !targets.has(embed.target)) targets.set(embed.target, embed.resolved === null ? null : noteUrl(mappingId, embed.resolved));
+  }
   for (const link of relations.unresolved) if (!targets.has(link.target)) targets.set(link.target, null);
   // `[[#Heading]]` names the note itself.
   targets.set('', noteUrl(mappingId, relations.path));
   return (target) => targets.get(target);
+}
+
+/** The stored canvas or attachment each embed of the note names, from its relations, with its workspace addresses. */
+function embeddedFiles(mappingId: string, relations: GraphRelations): EmbeddedFiles {
+  const files = new Map<string, EmbeddedFileLink>();
+  for (const embed of relations.embeds) {
+    if (embed.file === null || files.has(embed.target)) continue;
+    const { path, kind, mediaType } = embed.file;
+    files.set(embed.target, { path, kind, mediaType, page: filePageUrl(mappingId, path), raw: fileRawUrl(mappingId, path) });
+  }
+  return (target) => files.get(target);
 }
 
 /** Lists of the note's links to other notes and of the notes that link to it (backlinks), each once per note. */
@@ -107,9 +123,10 @@ export function notePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
       const path = notePathOf(c.req.path, mappingId);
       const note = await call<NoteView>(readNote, { mappingId, path });
       const relations = await call<GraphRelations>(queryGraphRelations, { mappingId, path: note.path, limit: RELATIONS_LIMIT });
-      const rendered = renderNote(note.content, linkTargets(mappingId, relations), (q) => searchUrl(mappingId, q));
+      const rendered = renderNote(note.content, linkTargets(mappingId, relations), (q) => searchUrl(mappingId, q), embeddedFiles(mappingId, relations));
       const folder = note.path.includes('/') ? note.path.slice(0, note.path.lastIndexOf('/')) : '';
-      return sendPage(c, {
+      // Audio players of embedded files play from our own route (file-pages.ts).
+      return allowOwnMedia(sendPage(c, {
         title: note.title,
         signedIn,
         body: html`${vaultNav(mappingId, 'notes')}
@@ -119,7 +136,7 @@ export function notePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
           <article class="note">${new SafeHtml(rendered.html)}</article>
           ${await canvasSection(call, rendered.canvases)}
           ${relationsSection(mappingId, relations)}`,
-      });
+      }));
     }),
   );
 

@@ -2,12 +2,27 @@ import { randomBytes } from 'node:crypto';
 import markdownIt, { type Env, type MarkdownIt, type StateInline, type Token } from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
 import { locateFrontmatter, parseFrontmatter } from '../../domains/markdown/index.ts';
+import { presentationOf } from './file-serving.ts';
 
 /**
  * Where a WikiLink target (the path part, as written) leads in the workspace: the URL of the note it resolves to,
  * null when it resolves to nothing, undefined when it is not known (the relations were cut at their limit).
  */
 export type LinkTargets = (target: string) => string | null | undefined;
+
+/** A stored canvas or attachment that an embed names, with its workspace addresses. */
+export interface EmbeddedFileLink {
+  path: string;
+  kind: 'canvas' | 'attachment';
+  mediaType: string;
+  /** The workspace page of the file. */
+  page: string;
+  /** Its bytes, served to the signed-in person (file-serving.ts). */
+  raw: string;
+}
+
+/** The stored file an embed target (as written; Markdown targets URL-decoded) names, if any. */
+export type EmbeddedFiles = (target: string) => EmbeddedFileLink | undefined;
 
 /** A note as the workspace shows it: its frontmatter (parsed, or why not) and its body as safe HTML. */
 export interface RenderedNote {
@@ -40,6 +55,9 @@ function splitWikiLink(inner: string): Omit<WikiLinkMeta, 'embed'> {
 type RenderEnv = Env & {
   targets: LinkTargets;
   searchUrl: (query: string) => string;
+  files: EmbeddedFiles;
+  /** The secret of this render that marks the images and players we produced (see mediaTransform). */
+  secret: string;
 };
 
 /** `[[...]]` and `![[...]]` on one line, not nested; anything else is left to the other rules. */
@@ -81,6 +99,8 @@ function createRenderer(): MarkdownIt {
     const env = rendering as RenderEnv;
     const link = tokens[idx]!.meta as unknown as WikiLinkMeta;
     const text = md.utils.escapeHtml(displayOf(link));
+    const file = link.embed ? env.files(link.target) : undefined;
+    if (file) return fileEmbed(md, file, link.alias, env.secret);
     const href = env.targets(link.target);
     if (link.embed) {
       return href ? `<a class="embed" href="${md.utils.escapeHtml(href)}">Embedded: ${text}</a>` : `<span class="embed missing">Embedded: ${text}</span>`;
@@ -89,7 +109,58 @@ function createRenderer(): MarkdownIt {
     const title = href === null ? 'No note of this name yet' : 'Not resolved here: search for it';
     return `<a class="wikilink unresolved" href="${md.utils.escapeHtml(env.searchUrl(link.target))}" title="${title}">${text}</a>`;
   };
+  const defaultImage = md.renderer.rules.image!;
+  md.renderer.rules.image = (tokens, idx, options, rendering, self) => {
+    const env = rendering as RenderEnv;
+    const token = tokens[idx]!;
+    const target = markdownTarget(String(token.attrGet('src') ?? ''));
+    const file = target === undefined ? undefined : env.files(target);
+    if (file) return fileEmbed(md, file, self.renderInlineAsText(token.children ?? [], options, env) || null, env.secret);
+    return defaultImage(tokens, idx, options, rendering, self);
+  };
   return md;
+}
+
+/**
+ * The target a Markdown image names, as the note index stores it (URL-decoded, without `#...`), from markdown-it's
+ * normalized `src`; undefined for external URLs and what cannot be decoded.
+ */
+function markdownTarget(src: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(src) || src.startsWith('//')) return undefined;
+  const hash = src.indexOf('#');
+  try {
+    return decodeURIComponent(hash < 0 ? src : src.slice(0, hash));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Obsidian's size alias of an image embed: `![[a.png|300]]` or `|300x200`. */
+const IMAGE_SIZE = /^(\d{1,4})(?:x(\d{1,4}))?$/;
+
+/**
+ * An embed of a stored file: raster images as images and audio as a player, served from our own route and marked
+ * with this render's secret (only marked images and players pass the sanitizer); PDFs, canvases and other files as
+ * links (a PDF opens in the browser's viewer, the rest on the file's page).
+ */
+function fileEmbed(md: MarkdownIt, file: EmbeddedFileLink, alias: string | null, secret: string): string {
+  const esc = md.utils.escapeHtml;
+  const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+  const presentation = presentationOf(file.mediaType);
+  if (file.kind === 'attachment' && presentation === 'image') {
+    const size = alias ? IMAGE_SIZE.exec(alias) : null;
+    const dimensions = size ? ` width="${size[1]}"${size[2] ? ` height="${size[2]}"` : ''}` : '';
+    const alt = alias && !size ? alias : name;
+    return `<img class="embed" src="${esc(file.raw)}" alt="${esc(alt)}"${dimensions} ${EMBED_ATTRIBUTE}="${secret}">`;
+  }
+  if (file.kind === 'attachment' && presentation === 'audio') {
+    return `<audio controls preload="metadata" src="${esc(file.raw)}" title="${esc(alias ?? name)}" ${EMBED_ATTRIBUTE}="${secret}"></audio> <a class="embed" href="${esc(file.page)}">${esc(alias ?? name)}</a>`;
+  }
+  if (file.kind === 'attachment' && presentation === 'pdf') {
+    return `<a class="embed" href="${esc(file.raw)}">PDF: ${esc(alias ?? name)}</a>`;
+  }
+  const label = file.kind === 'canvas' ? 'Canvas' : 'Attachment';
+  return `<a class="embed" href="${esc(file.page)}">${label}: ${esc(alias ?? name)}</a>`;
 }
 
 const renderer = createRenderer();
@@ -104,23 +175,60 @@ const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [
     ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'blockquote', 'pre', 'code', 'ul', 'ol', 'li', 'hr', 'br'],
     ...['table', 'thead', 'tbody', 'tr', 'th', 'td', 'a', 'em', 'strong', 's', 'del', 'kbd', 'sub', 'sup', 'mark'],
-    ...['details', 'summary', 'span', 'div', 'dl', 'dt', 'dd', 'abbr'],
+    ...['details', 'summary', 'span', 'div', 'dl', 'dt', 'dd', 'abbr', 'img', 'audio'],
   ],
-  allowedAttributes: { '*': ['id'], pre: ['tabindex'], a: ['href', 'title', 'class', 'rel'], code: ['class'], span: ['class', 'title'], abbr: ['title'], ol: ['start'] },
-  allowedClasses: { a: ['wikilink', 'unresolved', 'embed', 'image'], span: ['embed', 'missing'], code: ['language-*'] },
+  allowedAttributes: {
+    '*': ['id'],
+    pre: ['tabindex'],
+    a: ['href', 'title', 'class', 'rel'],
+    code: ['class'],
+    span: ['class', 'title'],
+    abbr: ['title'],
+    ol: ['start'],
+    // Only the images and players of stored files that the renderer produced (mediaTransform): never the note's own.
+    img: ['src', 'alt', 'width', 'height', 'class'],
+    audio: ['src', 'controls', 'preload', 'title'],
+  },
+  allowedClasses: { a: ['wikilink', 'unresolved', 'embed', 'image'], span: ['embed', 'missing'], code: ['language-*'], img: ['embed'] },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowProtocolRelative: false,
   disallowedTagsMode: 'discard',
   transformTags: {
     // A code block that scrolls sideways must be reachable by keyboard (WCAG 2.1.1).
     pre: (_tag, attribs) => ({ tagName: 'pre', attribs: { tabindex: '0', ...(attribs[LINE_ATTRIBUTE] ? { [LINE_ATTRIBUTE]: attribs[LINE_ATTRIBUTE] } : {}) } }),
-    img: (_tag, attribs) => ({ tagName: 'a', attribs: { href: attribs.src ?? '', class: 'image' }, text: `Image: ${attribs.alt || attribs.src || ''}` }),
+    img: (_tag, attribs) => imageAsLink(attribs),
     a: (_tag, attribs) => {
       const external = /^[a-z][a-z0-9+.-]*:/i.test(attribs.href ?? '');
       return { tagName: 'a', attribs: external ? { ...attribs, rel: 'noopener noreferrer nofollow' } : attribs };
     },
   },
 };
+
+/** The attribute that marks the images and players of stored files the renderer produced (see mediaTransform). */
+const EMBED_ATTRIBUTE = 'data-kgate-embed';
+/** Where the workspace serves stored files: the only source a marked image or player may have. */
+const RAW_SOURCE = /^\/workspace\/vaults\/[^/?#]+\/raw\//;
+
+/**
+ * The sanitizer's rule for `img` and `audio`: kept only when the renderer made them for a stored file (the mark
+ * carries this render's secret) and their source is our own file route; every other image becomes a link, as
+ * before, and every other player is dropped. A note's HTML can neither forge the mark nor load anything else.
+ */
+function mediaTransform(secret: string): sanitizeHtml.Transformer {
+  return (tagName, attribs) => {
+    const { [EMBED_ATTRIBUTE]: mark, ...rest } = attribs;
+    if (mark === secret && RAW_SOURCE.test(rest.src ?? '')) return { tagName, attribs: rest };
+    if (tagName === 'img') return imageAsLink(attribs);
+    return { tagName: 'span', attribs: { class: 'embed missing' }, text: '' };
+  };
+}
+
+/** An image the note shows by itself, as a link: the pages load no image from elsewhere (see SANITIZE). */
+function imageAsLink(attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag {
+  const href = attribs.src ?? '';
+  const external = /^[a-z][a-z0-9+.-]*:/i.test(href);
+  return { tagName: 'a', attribs: { href, class: 'image', ...(external ? { rel: 'noopener noreferrer nofollow' } : {}) }, text: `Image: ${attribs.alt || href}` };
+}
 
 /** The attribute that carries a line anchor from the renderer through the sanitizer (see lineAnchors). */
 const LINE_ATTRIBUTE = 'data-kgate-line';
@@ -169,18 +277,23 @@ function lineCount(text: string): number {
  * through `targets`, and unresolved ones searching the vault with `searchUrl`; each block that starts a source line
  * has the id `L<line>`. The body is parsed once.
  */
-export function renderNote(content: string, targets: LinkTargets, searchUrl: (query: string) => string): RenderedNote {
+export function renderNote(
+  content: string,
+  targets: LinkTargets,
+  searchUrl: (query: string) => string,
+  files: EmbeddedFiles = () => undefined,
+): RenderedNote {
   const block = locateFrontmatter(content);
   const body = block ? content.slice(block.bodyStart) : content;
   const parsed = block ? parseFrontmatter(content) : { data: null };
-  const env: RenderEnv = { targets, searchUrl };
-  const tokens = renderer.parse(body, env);
   const secret = randomBytes(12).toString('base64url');
+  const env: RenderEnv = { targets, searchUrl, files, secret };
+  const tokens = renderer.parse(body, env);
   markLines(tokens, lineCount(content.slice(0, block ? block.bodyStart : 0)) + 1, secret);
   return {
     frontmatter: parsed.data,
     ...(parsed.error ? { frontmatterError: parsed.error } : {}),
-    html: sanitizeHtml(renderer.renderer.render(tokens, renderer.options, env), { ...SANITIZE, transformTags: { ...SANITIZE.transformTags, '*': lineAnchors(secret) } }),
+    html: sanitizeHtml(renderer.renderer.render(tokens, renderer.options, env), { ...SANITIZE, transformTags: { ...SANITIZE.transformTags, img: mediaTransform(secret), audio: mediaTransform(secret), '*': lineAnchors(secret) } }),
     canvases: tokens.filter((token) => token.type === 'fence' && CANVAS_FENCE.test(token.info.trim())).map((token) => token.content),
   };
 }
