@@ -1,7 +1,7 @@
 import { KgateError } from '../../kernel/errors.ts';
 import { assertPortableNotePath, normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import * as store from './store.ts';
-import type { TransactionResult } from './transaction-contract.ts';
+import type { NoteAction, NoteTarget, TransactionResult } from './transaction-contract.ts';
 import { runTransaction, type TransactionInput } from './transactions.ts';
 import type { NoteWriteDeps } from './write-deps.ts';
 import { isStagedRemoteChange, type StagedRemoteChange } from './remote-writes.ts';
@@ -21,16 +21,14 @@ export async function stageCreateOrAppend(
   if (!deps.remote) throw new KgateError('unavailable', 'Remote mappings are not available on this server.');
   const canonical = normalizeNotePath(input.path);
   assertPortableNotePath(canonical);
+  const expected = input.expectedHash ? { expectedHash: input.expectedHash } : {};
+  const stage = (action: NoteAction) =>
+    stageTransaction(deps, { actor: input.actor, mappingId: input.mappingId, capability: input.capability, scope: input.scope, key: input.key, actions: [action] });
+  // A targeted addition is resolved by planning, against the note the provider holds.
+  if (input.target) return stage({ type: 'write-note', path: canonical, content: input.addition, target: input.target, ...expected });
   const live = await deps.remote.read(mapping, canonical, 'write');
   const content = live ? appendedContent(live.content, input.addition) : input.addition;
-  return stageTransaction(deps, {
-    actor: input.actor,
-    mappingId: input.mappingId,
-    capability: input.capability,
-    scope: input.scope,
-    key: input.key,
-    actions: [{ type: 'write-note', path: canonical, content, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) }],
-  });
+  return stage({ type: 'write-note', path: canonical, content, ...expected });
 }
 
 /** Input of `createOrAppend`: one note and the text to add. */
@@ -39,6 +37,8 @@ export type CreateOrAppendInput = Omit<TransactionInput, 'actions'> & {
   /** The new note's content, or the text appended to an existing note. */
   addition: string;
   expectedHash?: string;
+  /** Write the addition to this part of the existing note instead (docs/api.md#section-level-writes). */
+  target?: NoteTarget;
 };
 
 /** The content after appending `addition` to `current` on a new line. */
@@ -55,8 +55,12 @@ export async function createOrAppend(
   deps: NoteWriteDeps,
   input: CreateOrAppendInput,
 ): Promise<TransactionResult> {
-  const { path, addition, expectedHash: given, ...transaction } = input;
+  const { path, addition, expectedHash: given, target, ...transaction } = input;
   if (input.commit && isStagedRemoteChange(input.commit.staged)) return runTransaction(deps, { ...transaction, actions: [] });
+  // A targeted addition is one targeted write: planning resolves it against the note (under the lock when applying).
+  if (target) {
+    return runTransaction(deps, { ...transaction, actions: [{ type: 'write-note', path, content: addition, target, ...(given ? { expectedHash: given } : {}) }] });
+  }
   const canonical = normalizeNotePath(path);
   // Appending writes content, so the path must be portable, before anything is read (the transaction checks it too).
   assertPortableNotePath(canonical);

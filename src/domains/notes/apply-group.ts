@@ -167,7 +167,7 @@ export function failure(planned: readonly PlannedAction[]): KgateError | undefin
   const problems = planned.flatMap((p) => (p.problem ? [{ index: p.result.index, path: p.result.path, ...p.problem }] : []));
   const first = problems[0];
   if (!first) return undefined;
-  return new KgateError(first.code, `Action ${first.index} (${first.path}): ${first.detail}`, { problems });
+  return new KgateError(first.code, `Action ${first.index} (${first.path}): ${first.detail}`, { ...first.details, problems });
 }
 
 /** A refusal settles its member; anything else is a failure of the whole group. */

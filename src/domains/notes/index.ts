@@ -21,9 +21,10 @@ export {
   MAX_DIFF_CHARS,
   MAX_TRANSACTION_ACTIONS,
   NoteActionSchema,
+  NoteTargetSchema,
   TransactionResultSchema,
 } from './transaction-contract.ts';
-export type { ActionResult, NoteAction, TransactionResult } from './transaction-contract.ts';
+export type { ActionResult, NoteAction, NoteTarget, TransactionResult } from './transaction-contract.ts';
 export type { TransactionInput } from './transactions.ts';
 export type { CreateOrAppendInput } from './append.ts';
 export { SYNC_CLIENT, SYNC_CREDENTIAL_KIND, applyMirrorChanges, createNoteMirror, lockMirrorVault } from './mirror.ts';

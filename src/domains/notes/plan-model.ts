@@ -60,6 +60,8 @@ export type Effect =
 export interface PlanProblem {
   code: ErrorCode;
   detail: string;
+  /** What the refusal's details add (a target's problem names the target, and the lines of ambiguous matches). */
+  details?: Record<string, unknown>;
 }
 
 /** One planned action: its result for the caller, and its effect (absent for no-ops and conflicts). */

@@ -2,8 +2,10 @@ import type { ErrorCode } from '../../kernel/error-codes.ts';
 import { newId } from '../../kernel/ids.ts';
 import { unifiedDiff } from './diff.ts';
 import { planLinkRewrites } from './plan-link-rewrites.ts';
-import { writeOf, type CanonicalAction, type PlanMode, type PlannedAction, type PlanState } from './plan-model.ts';
+import { MAX_NOTE_BYTES } from './contract.ts';
+import { writeOf, type CanonicalAction, type PlanMode, type PlannedAction, type PlanProblem, type PlanState } from './plan-model.ts';
 import type { StoredNote } from './store.ts';
+import { applyTarget } from './targets.ts';
 
 export type { CanonicalAction, CandidateLink, Effect, LinkRewriteState, PlanMode, PlannedAction, PlanState } from './plan-model.ts';
 
@@ -32,6 +34,8 @@ function planOne(action: CanonicalAction, index: number, state: PlanState, mode:
   const diffOf = (before: string | null, after: string | null) => (withDiff ? unifiedDiff(action.path, before, after) : {});
 
   if (action.type === 'move-note') return planMove(action, index, state, mode, withDiff);
+
+  if (action.type === 'write-note' && action.target) return planTargeted(action, index, state, mode, withDiff);
 
   if (action.type === 'write-note') {
     const current = state.notes.get(action.pathKey);
@@ -97,6 +101,45 @@ function planOne(action: CanonicalAction, index: number, state: PlanState, mode:
   return {
     result: { ...base, status: 'restore', beforeRevision: null, afterRevision: entry.contentHash, trashId: entry.id, ...diffOf(null, entry.content) },
     effect: { kind: 'restore', entry, write },
+  };
+}
+
+type WriteAction = Extract<CanonicalAction, { type: 'write-note' }>;
+
+/**
+ * A write of one part of an existing note (targets.ts): resolved against the note as this state holds it (under the
+ * vault's lock when applying), then planned as the write of the whole note it makes. It never creates a note.
+ */
+function planTargeted(action: WriteAction, index: number, state: PlanState, mode: PlanMode, withDiff: boolean): PlannedAction {
+  const current = state.notes.get(action.pathKey);
+  // The note keeps its own path, which may differ in letter case from the requested one: a targeted write never renames.
+  const path = current?.path ?? action.path;
+  const base = { index, type: action.type, path };
+  const beforeRevision = current?.contentHash ?? null;
+  let problem: PlanProblem | undefined = current
+    ? checkHash(mode, current, action.expectedHash)
+    : { code: 'not_found', detail: 'There is no note at this path; a targeted write changes an existing note.' };
+  const outcome = current && !problem ? applyTarget(current.content, action.target!, action.content) : undefined;
+  if (outcome && !outcome.ok) problem = outcome.problem;
+  if (outcome?.ok && Buffer.byteLength(outcome.content, 'utf8') > MAX_NOTE_BYTES) {
+    problem = { code: 'payload_too_large', detail: `The note would hold more than ${MAX_NOTE_BYTES} bytes.`, details: { limit: MAX_NOTE_BYTES } };
+  }
+  if (!current || !outcome?.ok || problem) {
+    const conflict = problem!;
+    return { result: { ...base, status: 'conflict', beforeRevision, afterRevision: beforeRevision, problem: conflict }, problem: conflict };
+  }
+  const write = writeOf(current.path, action.pathKey, outcome.content);
+  const unchanged = current.contentHash === write.contentHash;
+  return {
+    result: {
+      ...base,
+      status: unchanged ? 'no-op' : 'update',
+      beforeRevision,
+      afterRevision: write.contentHash,
+      ...(withDiff ? unifiedDiff(current.path, current.content, outcome.content) : {}),
+      ...(mode === 'preview' && withDiff ? { resultContent: outcome.content } : {}),
+    },
+    ...(unchanged ? {} : { effect: { kind: 'write', write, before: current } }),
   };
 }
 

@@ -4,7 +4,7 @@ import { newId } from '../../kernel/ids.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { PREVIEW_WINDOW_MS } from '../vaults/index.ts';
 import type { CanonicalAction } from './plan-transaction.ts';
-import type { ActionResult, MatchedPreview, PreviewReceipt } from './transaction-contract.ts';
+import type { ActionResult, MatchedPreview, NoteTarget, PreviewReceipt } from './transaction-contract.ts';
 
 /**
  * Preview receipts (docs/proposals.md): every preview records what was previewed, by whom, against which revisions,
@@ -18,12 +18,25 @@ import type { ActionResult, MatchedPreview, PreviewReceipt } from './transaction
 /** How long receipts are kept: long past any window, for the record (maintenance purges older ones). */
 export const PREVIEW_RECEIPT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
+/** A target as a tuple, so that its hash does not depend on the order of its fields. */
+function targetTuple(target: NoteTarget): string[] {
+  switch (target.type) {
+    case 'heading':
+      return ['heading', target.heading, target.mode];
+    case 'block':
+      return ['block', target.blockId];
+    case 'frontmatter':
+      return ['frontmatter', target.key];
+  }
+}
+
 /** sha256 of the exact actions of a transaction, as canonicalized (NFC paths), without their expected hashes. */
 export function notesHashOf(actions: readonly CanonicalAction[]): string {
   const exact = actions.map((a) => {
     switch (a.type) {
       case 'write-note':
-        return ['write-note', a.path, a.content];
+        // A target is part of what was previewed; untargeted writes hash as they always did.
+        return a.target ? ['write-note', a.path, a.content, targetTuple(a.target)] : ['write-note', a.path, a.content];
       case 'delete-note':
         return ['delete-note', a.path];
       case 'restore-note':

@@ -129,6 +129,8 @@ export async function stageRemoteChange(
   if (!effect) return { ...base, file: live?.file ?? null, content: live?.content ?? null, results, matched };
 
   const writing = action.type === 'write-note';
+  // A targeted write's whole note was made by planning, against the live note.
+  const written = effect.kind === 'write' ? effect.write.content : action.type === 'write-note' ? action.content : '';
   await remote.beginIntent({
     scope: input.scope,
     key: input.key,
@@ -136,13 +138,13 @@ export async function stageRemoteChange(
     path: action.path,
     action: writing ? 'write' : 'delete',
     beforeHash: live ? contentHash(live.content) : null,
-    afterHash: writing ? contentHash(action.content) : null,
+    afterHash: writing ? contentHash(written) : null,
   });
   const message = `${writing ? (live ? 'Update' : 'Create') : 'Delete'} ${action.path} (kgate)`;
   try {
     if (writing) {
-      const file = await remote.write(mapping, action.path, action.content, live?.file ?? null, message);
-      return { ...base, file, content: action.content, results, matched };
+      const file = await remote.write(mapping, action.path, written, live?.file ?? null, message);
+      return { ...base, file, content: written, results, matched };
     }
     await remote.trash(mapping, action.path, live!.file, message);
     return { ...base, file: null, content: null, results, matched };

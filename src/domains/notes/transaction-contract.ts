@@ -16,13 +16,51 @@ export const ContentHashSchema = z
   .regex(CONTENT_HASH_PATTERN, 'must be "sha256:" followed by 64 lowercase hex digits')
   .describe('The current content hash of the note: `contentHash` of a read or `beforeRevision` of a preview.');
 
-/** Creates or replaces a note. */
+/** At most this many characters name a target's heading path, block id or frontmatter key. */
+export const MAX_TARGET_CHARS = 1024;
+
+const singleLine = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(MAX_TARGET_CHARS)
+    .refine((value) => !/[\r\n]/.test(value), `${what} is one line`);
+
+/**
+ * The part of an existing note a write replaces (docs/api.md#section-level-writes); the write's `content` is then the
+ * new content of that part, not the whole note.
+ */
+export const NoteTargetSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('heading'),
+    heading: singleLine('A heading path').describe('The heading\'s text, after its parents if needed: "Parent > Child"'),
+    mode: z
+      .enum(['replace', 'append'])
+      .describe('replace: the body under the heading and its subheadings (the heading line stays); append: after the last non-blank line of its section'),
+  }),
+  z.strictObject({
+    type: z.literal('block'),
+    blockId: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,256}$/, 'letters, digits and dashes')
+      .describe('The id of the paragraph or list item that ends in ^id, without the ^; the marker stays'),
+  }),
+  z.strictObject({
+    type: z.literal('frontmatter'),
+    key: singleLine('A frontmatter key').describe("A top-level frontmatter key; content is its new YAML value (added when missing)"),
+  }),
+]);
+/** See NoteTargetSchema. */
+export type NoteTarget = z.infer<typeof NoteTargetSchema>;
+
+/** Creates or replaces a note, or (with `target`) one part of an existing note. */
 export const WriteNoteActionSchema = z
   .object({
     type: z.literal('write-note'),
     path: z.string().describe('Vault-relative path ending in .md'),
-    content: z.string().describe('The whole new Markdown content'),
+    content: z.string().describe('The whole new Markdown content; with target, the new content of the target'),
     expectedHash: ContentHashSchema.optional(),
+    target: NoteTargetSchema.optional().describe('Write only this part of the existing note (needs expectedHash to apply)'),
   })
   .strict();
 
@@ -114,8 +152,12 @@ export const ActionResultSchema = z.object({
     .nonnegative()
     .optional()
     .describe("Links that should follow the move but whose syntax cannot hold the new target (e.g. '#' in a WikiLink); left as written"),
+  resultContent: z
+    .string()
+    .optional()
+    .describe('Previews of a targeted write-note: the whole note the write makes (its hash is afterRevision)'),
   problem: z
-    .object({ code: z.string(), detail: z.string() })
+    .object({ code: z.string(), detail: z.string(), details: z.record(z.string(), z.unknown()).optional() })
     .optional()
     .describe('Why this action would fail if applied now (previews only)'),
 });

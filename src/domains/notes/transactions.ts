@@ -93,7 +93,8 @@ function canonicalize(actions: readonly NoteAction[]): CanonicalAction[] {
  */
 export function prepareTransaction(input: Omit<TransactionInput, 'dryRun' | 'commit'>): PreparedTransaction {
   const actions = canonicalize(input.actions).map((action) => {
-    if (action.type !== 'write-note') return action;
+    // A targeted write's whole note depends on the note under the lock: planning makes its row there.
+    if (action.type !== 'write-note' || action.target) return action;
     const write = writeOf(action.path, action.pathKey, action.content);
     return { ...action, prepared: { ...write, derived: deriveNoteIndex(action.content) } };
   });

@@ -7,7 +7,7 @@ import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
 import { inSlice } from '../knowledge/index.ts';
 import { noteTags, parseMarkdown } from '../markdown/index.ts';
-import { MAX_TRANSACTION_ACTIONS, type ActionResult, type NoteAction, type NotesService, type TransactionResult } from '../notes/index.ts';
+import { MAX_TRANSACTION_ACTIONS, type ActionResult, type NoteAction, type NoteTarget, type NotesService, type TransactionResult } from '../notes/index.ts';
 import { appendEvents, type EventKind } from '../provenance/index.ts';
 import type { ScopeSlice, ScopesService } from '../scopes/index.ts';
 import { noteChangeRefusal, type HostedMapping, type NoteChangeCapability, type VaultsService } from '../vaults/index.ts';
@@ -39,7 +39,8 @@ export interface ProposeInput {
   contextScopeId?: string | undefined;
   title: string;
   rationale?: string | undefined;
-  writes: ReadonlyArray<{ path: string; content: string; expectedHash?: string | undefined }>;
+  /** With `target`, `content` is the new content of that part of the note; the proposal stores the whole note it makes. */
+  writes: ReadonlyArray<{ path: string; content: string; expectedHash?: string | undefined; target?: NoteTarget | undefined }>;
   deletions: ReadonlyArray<{ path: string; expectedHash?: string | undefined }>;
   /** Where it came from: an agent (the MCP tools, the REST routes; the default) or the automation gateway. */
   origin?: 'agent' | 'automation';
@@ -393,7 +394,13 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
       }
       await refuseRemote(input.actor, input.mappingId);
       const actions: NoteAction[] = [
-        ...input.writes.map((w) => ({ type: 'write-note' as const, path: w.path, content: w.content, ...(w.expectedHash ? { expectedHash: w.expectedHash } : {}) })),
+        ...input.writes.map((w) => ({
+          type: 'write-note' as const,
+          path: w.path,
+          content: w.content,
+          ...(w.expectedHash ? { expectedHash: w.expectedHash } : {}),
+          ...(w.target ? { target: w.target } : {}),
+        })),
         ...input.deletions.map((d) => ({ type: 'delete-note' as const, path: d.path, ...(d.expectedHash ? { expectedHash: d.expectedHash } : {}) })),
       ];
       // The same guarded preview as preview_note_writes: the caller's authority, the mapping's rules, the plan.
@@ -408,9 +415,13 @@ export function createProposalsService(deps: ProposalsDependencies): ProposalsSe
       const stored: ProposedAction[] = actions.map((a, index) => {
         const path = preview.actions[index]!.path;
         const before = preview.actions[index]!.beforeRevision;
-        return a.type === 'write-note'
-          ? { type: 'write-note', path, content: a.content, ...(before ? { expectedHash: before } : {}) }
-          : { type: 'delete-note', path, expectedHash: before! };
+        // A targeted write is stored as the whole note its preview made: a person approves, and executes, exactly that.
+        if (a.type === 'write-note') {
+          const content = a.target ? preview.actions[index]!.resultContent : a.content;
+          if (content === undefined) throw new KgateError('invalid_request', `Action ${index}: a targeted write needs a note the server can read.`);
+          return { type: 'write-note', path, content, ...(before ? { expectedHash: before } : {}) };
+        }
+        return { type: 'delete-note', path, expectedHash: before! };
       });
       return db.transaction(async (tx) => {
         // The vault's lock orders its events, and makes the pending count and the duplicate check hold.

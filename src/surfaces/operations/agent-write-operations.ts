@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, TransactionResultSchema } from '../../domains/notes/index.ts';
+import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, NoteTargetSchema, TransactionResultSchema } from '../../domains/notes/index.ts';
 import { MappingIdSchema, NotePathSchema } from './fields.ts';
 import { AGENT_NOTE_CHANGE_ERRORS, asNoteTransaction, noteTransaction } from './note-transaction.ts';
 import { ACCOUNT_CREDENTIALS, defineOperation, type ToolAnnotations } from './operation.ts';
 
 // The governed write tools of spec 4.3: previews that never write, and applies of exactly what a human approved.
 
-const WriteEntry = z.strictObject({ path: NotePathSchema, content: z.string(), expectedHash: ContentHashSchema.optional() });
+const TargetField = NoteTargetSchema.optional().describe(
+  'Write only this part of the existing note: a heading\'s section, a ^block, or a frontmatter key; content is then its new content (docs/api.md#section-level-writes)',
+);
+const WriteEntry = z.strictObject({ path: NotePathSchema, content: z.string(), expectedHash: ContentHashSchema.optional(), target: TargetField });
 const DeletePreviewEntry = z.strictObject({ path: NotePathSchema, expectedHash: ContentHashSchema.optional() });
 const DeleteEntry = z.strictObject({ path: NotePathSchema, expectedHash: ContentHashSchema });
 const notesOf = <T extends z.ZodType>(entry: T) => z.array(entry).min(1).max(MAX_TRANSACTION_ACTIONS);
@@ -34,7 +37,7 @@ export const previewNoteWrites = defineOperation({
   summary: 'Preview note writes',
   description:
     'Dry-runs creating or replacing notes: per note the status, beforeRevision (the current hash to send when applying) and a ' +
-    'unified diff. Show the diff to the human and wait for approval. Always a preview: a dryRun argument is rejected.',
+    'unified diff. With a target, only that part of the note changes, and resultContent shows the whole note. Show the diff to the human and wait for approval. Always a preview: a dryRun argument is rejected.',
   tags: ['agents'],
   idempotency: 'none',
   input: previewInput({ mappingId: MappingIdSchema, notes: notesOf(WriteEntry) }),
@@ -106,7 +109,7 @@ export const createOrAppendNote = defineOperation({
   id: 'createOrAppendNote',
   summary: 'Create or append to a note',
   description:
-    'Creates the note, or appends the content to it on a new line when it exists. A preview by default (dryRun true); applying needs dryRun false, an idempotencyKey and, for an existing note, its current hash as expectedHash.',
+    'Creates the note, or appends the content to it on a new line when it exists; with a target, writes the content to that part of the existing note (e.g. a heading with mode append). A preview by default (dryRun true); applying needs dryRun false, an idempotencyKey and, for an existing note, its current hash as expectedHash.',
   tags: ['agents'],
   idempotency: 'when-applying',
   input: z.strictObject({
@@ -115,6 +118,7 @@ export const createOrAppendNote = defineOperation({
     content: z.string().describe('The new note, or the text to append'),
     dryRun: z.boolean().default(true).describe('true (default): preview only. false: apply, which needs idempotencyKey'),
     expectedHash: ContentHashSchema.optional(),
+    target: TargetField,
   }),
   output: AppliedResult,
   mcp: {
@@ -134,6 +138,7 @@ export const createOrAppendNote = defineOperation({
           addition: input.content,
           capability: ctx.noteChanges,
           ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}),
+          ...(input.target ? { target: input.target } : {}),
           ...claim,
         }),
   run: (ctx, input) =>
@@ -145,6 +150,7 @@ export const createOrAppendNote = defineOperation({
       addition: input.content,
       capability: ctx.noteChanges,
       ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}),
+      ...(input.target ? { target: input.target } : {}),
       ...(ctx.commit ? { commit: ctx.commit } : {}),
     }),
 });

@@ -64,6 +64,8 @@ export const NOTE_CHANGE_ERRORS: readonly ErrorCode[] = [
   'conflict',
   'stale_revision',
   'precondition_required',
+  'target_not_found',
+  'target_ambiguous',
   'idempotency_key_required',
   'idempotency_key_reused',
   'idempotency_key_in_flight',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, NoteActionSchema, TransactionResultSchema } from '../../domains/notes/index.ts';
+import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, NoteActionSchema, NoteTargetSchema, TransactionResultSchema } from '../../domains/notes/index.ts';
 import { DryRunSchema, MappingIdSchema, NotePathSchema } from './fields.ts';
 import { NOTE_CHANGE_ERRORS, asNoteTransaction } from './note-transaction.ts';
 import { ACCOUNT_CREDENTIALS, RUNTIME_CREDENTIALS, defineOperation } from './operation.ts';
@@ -14,9 +14,10 @@ const VAULT_ROUTES = '/workspaces/{workspaceId}/vaults/{vaultId}';
 const WriteNoteInput = z.strictObject({
   mappingId: MappingIdSchema,
   path: NotePathSchema,
-  content: z.string().describe('The whole new Markdown content'),
+  content: z.string().describe('The whole new Markdown content; with target, the new content of that part of the note'),
   dryRun: DryRunSchema,
   expectedHash: ContentHashSchema.optional(),
+  target: NoteTargetSchema.optional().describe('Write only this part of the existing note (docs/api.md#section-level-writes)'),
 });
 
 /** Create or replace one note: a preview with a diff by default. */
@@ -47,7 +48,15 @@ export const writeNote = defineOperation({
   ...asNoteTransaction((input: z.output<typeof WriteNoteInput>) => ({
     mappingId: input.mappingId,
     dryRun: input.dryRun,
-    actions: [{ type: 'write-note', path: input.path, content: input.content, ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}) }],
+    actions: [
+      {
+        type: 'write-note',
+        path: input.path,
+        content: input.content,
+        ...(input.expectedHash ? { expectedHash: input.expectedHash } : {}),
+        ...(input.target ? { target: input.target } : {}),
+      },
+    ],
   })),
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ContentHashSchema, MAX_TRANSACTION_ACTIONS } from '../../domains/notes/index.ts';
+import { ContentHashSchema, MAX_TRANSACTION_ACTIONS, NoteTargetSchema } from '../../domains/notes/index.ts';
 import {
   MAX_PROPOSAL_PAGE,
   MAX_PROPOSAL_TEXT,
@@ -22,8 +22,9 @@ import { ContextScopeIdSchema } from './scope-fields.ts';
 
 const WriteEntry = z.strictObject({
   path: NotePathSchema,
-  content: z.string().describe('The whole new Markdown content'),
+  content: z.string().describe('The whole new Markdown content; with target, the new content of that part of the note'),
   expectedHash: ContentHashSchema.optional(),
+  target: NoteTargetSchema.optional().describe('Change only this part of the existing note; the proposal stores the whole note it makes (docs/api.md#section-level-writes)'),
 });
 const DeleteEntry = z.strictObject({ path: NotePathSchema, expectedHash: ContentHashSchema.optional() });
 
