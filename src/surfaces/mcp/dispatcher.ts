@@ -1,6 +1,7 @@
 import { JSONRPC, JsonRpcError, type PreserializedResult } from './json-rpc.ts';
-import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, negotiateVersion } from './protocol.ts';
+import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, SUPPORTED_VERSIONS, negotiateVersion } from './protocol.ts';
 import { callTool, type ToolCallContext } from './tool-call.ts';
+import { LIST_CACHE_HINTS } from './tool-list.ts';
 
 /** Methods this server answers; anything else is "method not found" and consumes nothing. */
 export const KNOWN_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'server/discover']);
@@ -19,11 +20,28 @@ export function discoveryDocument(version: string) {
   };
 }
 
+/**
+ * server/discover at the 2026-07-28 wire (SEP-2575): the versions we speak, our capabilities and instructions, the
+ * server's identity in `_meta`, and the caching hints of a list (the same for every caller of the endpoint).
+ */
+export function statelessDiscovery(version: string, instructions: string) {
+  return {
+    resultType: 'complete',
+    supportedVersions: [...SUPPORTED_VERSIONS],
+    capabilities: { tools: { listChanged: false } },
+    instructions,
+    ...LIST_CACHE_HINTS,
+    _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo(version) },
+  };
+}
+
 /** What one JSON-RPC request is answered with. */
 export interface DispatchContext extends ToolCallContext {
   serverVersion: string;
   /** What initialize tells agents about this endpoint. */
   instructions: string;
+  /** 'stateless' at the 2026-07-28 wire, where tools/list and server/discover answer that revision's shapes. */
+  wire?: 'stateless';
 }
 
 /**
@@ -46,9 +64,9 @@ export async function dispatch(method: string, params: Record<string, unknown>, 
     case 'ping':
       return {};
     case 'tools/list':
-      return ctx.tools.listResult;
+      return ctx.wire === 'stateless' ? ctx.tools.statelessListResult : ctx.tools.listResult;
     case 'server/discover':
-      return discoveryDocument(ctx.serverVersion);
+      return ctx.wire === 'stateless' ? statelessDiscovery(ctx.serverVersion, ctx.instructions) : discoveryDocument(ctx.serverVersion);
     default:
       throw new JsonRpcError(JSONRPC.methodNotFound, `Method not found: ${method}`);
   }

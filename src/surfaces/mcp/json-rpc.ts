@@ -3,6 +3,9 @@ import { GzipPrefix, MAX_GZIP_TAIL } from '../http/gzip-prefix.ts';
 /** JSON-RPC 2.0 error codes (JSON-RPC 2.0 s5.1). */
 export const JSONRPC = { parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603 } as const;
 
+/** MCP's own error codes of the 2026-07-28 revision: a header that disagrees with the body, an unsupported version. */
+export const MCP_ERRORS = { headerMismatch: -32020, missingClientCapability: -32021, unsupportedProtocolVersion: -32022 } as const;
+
 /** A protocol-level failure, answered as a JSON-RPC error. */
 export class JsonRpcError extends Error {
   constructor(

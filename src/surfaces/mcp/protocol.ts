@@ -6,6 +6,14 @@ export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 export const PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 /** What a request without MCP-Protocol-Version is taken to speak (transport spec 2025-06-18, "Protocol Version Header"). */
 export const DEFAULT_HEADER_VERSION = '2025-03-26';
+/**
+ * The stateless revision (SEP-2575): no initialize, every request carries its protocol version and the client's
+ * capabilities in `params._meta`, and the MCP-Protocol-Version header must repeat that version. It is served beside
+ * the revisions above (stateless.ts), not negotiated by initialize.
+ */
+export const STATELESS_PROTOCOL_VERSION = '2026-07-28';
+/** Every revision we speak, newest first: what server/discover and UnsupportedProtocolVersionError list. */
+export const SUPPORTED_VERSIONS: readonly string[] = [STATELESS_PROTOCOL_VERSION, ...PROTOCOL_VERSIONS];
 /** The only revision whose transport allows JSON-RPC batches. */
 export const BATCH_VERSION = '2025-03-26';
 

@@ -75,7 +75,16 @@ export interface ToolCatalogue {
    * kept compressed too: about 38 KB of JSON that gzip makes a seventh of, and MCP clients ask for gzip.
    */
   listResult: PreserializedResult;
+  /** The same list at the 2026-07-28 wire: with `resultType` and the caching hints of {@link LIST_CACHE_HINTS}. */
+  statelessListResult: PreserializedResult;
 }
+
+/**
+ * The caching hints (SEP-2549) of the lists of the 2026-07-28 wire. The tool list is the same for every caller of an
+ * endpoint (scopes limit calls, not the list), so it is `public`; it changes only when the gateway is upgraded, so
+ * a client may keep it five minutes.
+ */
+export const LIST_CACHE_HINTS = { ttlMs: 300_000, cacheScope: 'public' } as const;
 
 // Catalogues made, by operation table. Converting the tools' schemas to JSON Schema takes about 25 ms, so a table's
 // catalogue is made once per process; `kgate serve` makes it while its database opens (app/gateway.ts,
@@ -92,10 +101,12 @@ export function toolCatalogue(operations: readonly AnyOperation[]): ToolCatalogu
   const tools = toolOperationsOf(operations);
   const byName = new Map<string, ToolOperation>(tools.map((operation) => [operation.mcp.name, operation]));
   if (byName.size !== tools.length) throw new Error('Two operations publish the same MCP tool name.');
+  const described = tools.map(describeTool);
   const catalogue: ToolCatalogue = {
     named: (name) => byName.get(name),
     names: tools.map((operation) => operation.mcp.name),
-    listResult: new PreserializedResult(JSON.stringify({ tools: tools.map(describeTool) }), { gzip: true }),
+    listResult: new PreserializedResult(JSON.stringify({ tools: described }), { gzip: true }),
+    statelessListResult: new PreserializedResult(JSON.stringify({ resultType: 'complete', ...LIST_CACHE_HINTS, tools: described }), { gzip: true }),
   };
   catalogues.set(operations, catalogue);
   return catalogue;

@@ -12,12 +12,13 @@ import { HTTP_STATUS } from '../http/problem.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { MCP_SURFACE, type SurfaceProfile } from '../invocation/surface.ts';
-import { answerMessages } from './answer.ts';
+import { answerMessages, type Answers } from './answer.ts';
 import { discoveryDocument } from './dispatcher.ts';
 import { SERVER_INSTRUCTIONS } from './protocol.ts';
 import { foreignRequest, header } from './http-edges.ts';
 import { JSONRPC, replyBody, rpcError, serializeReply, type Reply } from './json-rpc.ts';
 import { checkTransport, readMessages } from './messages.ts';
+import { answerStateless, speaksStateless } from './stateless.ts';
 import { toolCatalogue } from './tool-list.ts';
 
 /** What the MCP gateway needs. */
@@ -56,7 +57,8 @@ const reply = (status: number, payload: Reply, headers?: Record<string, string>)
 
 /**
  * The hosted MCP gateway: stateless Streamable HTTP at POST /api/mcp, answered with JSON (no event stream), plus
- * legacy discovery on GET. One JSON-RPC message per POST, or a batch for protocol 2025-03-26. A POST goes through
+ * legacy discovery on GET. One JSON-RPC message per POST, or a batch for protocol 2025-03-26. A POST of the
+ * 2026-07-28 revision (stateless.ts) is checked and answered by that revision's rules. A POST goes through
  * named steps: authenticate (the pipeline: credential, account, plan), read the messages, check the transport
  * rules, answer each message (tools through the pipeline), serialize.
  *
@@ -106,9 +108,15 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     if (!('accountId' in principal)) return principal;
     const read = await readMessages(req);
     if (!read.ok) return { ...reply(read.status, read.reply, read.headers), principal };
-    const refused = checkTransport(req, read);
-    if (refused) return { ...reply(refused.status, refused.reply, refused.headers), principal };
-    const answers = await answerMessages(read.messages, read.batch, { pipeline: deps.pipeline, principal, tools, surface, instructions, serverVersion: deps.version, resourceMetadata });
+    const ctx = { pipeline: deps.pipeline, principal, tools, surface, instructions, serverVersion: deps.version, resourceMetadata };
+    let answers: Answers;
+    if (speaksStateless(req, read.messages, read.batch)) {
+      answers = await answerStateless(req, read.messages, read.batch, ctx);
+    } else {
+      const refused = checkTransport(req, read);
+      if (refused) return { ...reply(refused.status, refused.reply, refused.headers), principal };
+      answers = await answerMessages(read.messages, read.batch, ctx);
+    }
     if (answers.replies.length === 0) return { status: 202, principal };
     if (read.batch) return { status: answers.status, headers: answers.headers, body: `[${answers.replies.map(serializeReply).join(',')}]`, principal };
     const { body, encoding, varies } = replyBody(answers.replies[0]!, () => acceptsGzip(req));
