@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFolder } from '../src/cli/import-folder.ts';
+import { createFilesService } from '../src/domains/files/index.ts';
 import { EXAMPLE_VAULT_DIR } from '../src/cli/runtime.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
@@ -76,6 +79,21 @@ describe('link relations over REST and MCP', () => {
       // `[[not a link]]` sits in a fenced YAML block on line 30.
       expect(sync.body.unresolved).toEqual([]);
       expect((sync.body.outgoing as Array<{ line: number }>).map((l) => l.line)).not.toContain(30);
+    });
+
+    it('names the stored attachment an embed resolves to, once the vault holds it, over REST and MCP alike', async () => {
+      const bytes = readFileSync(join(EXAMPLE_VAULT_DIR, 'Attachments/diagram.png'));
+      const files = createFilesService(gateway.db, gateway.services.vaults, { idempotency: gateway.services.idempotency });
+      expect((await files.importFiles(owner.actor, mappingId, [{ path: 'Attachments/diagram.png', content: bytes }])).rejected).toEqual([]);
+      try {
+        const file = { path: 'Attachments/diagram.png', kind: 'attachment', mediaType: 'image/png', size: bytes.length };
+        const rest = await relations({ mappingId, path: 'Projects/Offline Sync.md' });
+        expect(rest.body.embeds).toEqual([{ target: 'diagram.png', resolved: null, file, kind: 'wikilink', heading: null, blockId: null, alias: null, line: 23 }]);
+        const mcp = await callTool(client, 'query_graph_relations', { mappingId, path: 'Projects/Offline Sync.md' });
+        expect(mcp.data.embeds).toEqual(rest.body.embeds);
+      } finally {
+        await gateway.db.query("DELETE FROM vault_files WHERE path = 'Attachments/diagram.png'");
+      }
     });
 
     it('takes the mapping from X-Service-Mapping, and bounds the lists with limit', async () => {
