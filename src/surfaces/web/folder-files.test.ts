@@ -41,6 +41,12 @@ describe('the canvases and attachments of a vault folder', () => {
     expect(await folderFilesSection(files, owner.actor, owner.mapping.id, 'none')).toBe('');
   });
 
+  it('is empty for a device-encrypted vault, whose files the server cannot hold', async () => {
+    const sealed = await createOwner(services, 'folder-files-sealed');
+    await db.query('UPDATE mappings SET device_encrypted = true WHERE id = $1', [sealed.mapping.id]);
+    expect(await folderFilesSection(files, sealed.actor, sealed.mapping.id, '')).toBe('');
+  });
+
   it('reads another person\'s vault as not found', async () => {
     const stranger = await createOwner(services, 'folder-files-stranger');
     await expect(folderFiles(files, stranger.actor, owner.mapping.id, '')).rejects.toMatchObject({ code: 'not_found' });

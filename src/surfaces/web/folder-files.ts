@@ -1,4 +1,5 @@
 import type { FilesService, VaultFileSummary } from '../../domains/files/index.ts';
+import { isKgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { showSize } from './file-pages.ts';
 import { filePageUrl, filesUrl } from './file-urls.ts';
@@ -45,7 +46,14 @@ export async function folderFiles(files: Pick<FilesService, 'listFiles'>, actor:
  * it, linked to their pages, and the subfolders that hold files; '' when there are none.
  */
 export async function folderFilesSection(files: Pick<FilesService, 'listFiles'>, actor: Actor, mappingId: string, folder: string): Promise<SafeHtml | ''> {
-  const found = await folderFiles(files, actor, mappingId, folder);
+  let found: FolderFiles;
+  try {
+    found = await folderFiles(files, actor, mappingId, folder);
+  } catch (error) {
+    // Remote and device-encrypted vaults hold no stored files (`unavailable`, `device_encrypted`): their notes still show.
+    if (isKgateError(error) && (error.code === 'unavailable' || error.code === 'device_encrypted')) return '';
+    throw error;
+  }
   if (found.files.length === 0 && found.folders.length === 0) return '';
   const name = (path: string) => path.slice(path.lastIndexOf('/') + 1);
   return html`<section aria-labelledby="folder-files-h"><h2 id="folder-files-h">Canvases and attachments</h2>
