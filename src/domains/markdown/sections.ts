@@ -77,9 +77,11 @@ export function noteLines(content: string): TextLine[] {
 
 /** The first non-space position of a line from `start`, if at most 3 spaces indent it; -1 otherwise. */
 function indentedStart(content: string, start: number, end: number): number {
-  let q = start;
-  while (q < end && content.charCodeAt(q) === 32 && q - start < 4) q += 1;
-  return q - start > 3 ? -1 : q;
+  // A byte-order mark before the note's first line is not part of it.
+  const from = start === 0 && content.charCodeAt(0) === 0xfeff ? 1 : start;
+  let q = from;
+  while (q < end && content.charCodeAt(q) === 32 && q - from < 4) q += 1;
+  return q - from > 3 ? -1 : q;
 }
 
 /** Every ATX heading of the note's body (not in code, not in the frontmatter), with its section's extent. */

@@ -33,6 +33,7 @@ describe('a heading target', () => {
     expect(ok('# A', heading('A', 'append'), 'new\n')).toBe('# A\nnew');
     expect(ok('# A\r\nold\r\n# B\r\n', heading('A'), 'one\ntwo')).toBe('# A\r\none\r\ntwo\r\n# B\r\n');
     expect(ok('# A\r\nold', heading('A', 'append'), 'x')).toBe('# A\r\nold\r\nx');
+    expect(ok('\ufeff# A\nold\n', heading('A'), 'new')).toBe('\ufeff# A\nnew\n');
   });
 
   it('never takes a fenced line for a heading, and keeps the frontmatter\'s bytes', () => {
