@@ -51,6 +51,16 @@ function refuse(status: number, id: unknown, code: number, message: string, data
   return { replies: [rpcError(id, code, message, data)], status, headers: {} };
 }
 
+/** A JSON-RPC request as this wire checks it: an id, a method, and params if any (an object, else ignored). */
+type StatelessRequest = { jsonrpc: '2.0'; id: string | number; method: string; params?: unknown };
+
+/** True for something shaped like a JSON-RPC request: version 2.0, a string or number id, a string method. */
+function isRequest(raw: unknown): raw is StatelessRequest {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return false;
+  const { jsonrpc, id, method } = raw as Record<string, unknown>;
+  return jsonrpc === '2.0' && (typeof id === 'string' || typeof id === 'number') && typeof method === 'string';
+}
+
 /** The name a method's `Mcp-Name` header must repeat, from its params (tools/call names a tool). */
 function nameOf(method: string, params: Record<string, unknown>): unknown {
   if (method === 'tools/call' || method === 'prompts/get') return params.name;
@@ -65,14 +75,15 @@ function nameOf(method: string, params: Record<string, unknown>): unknown {
  * equal to the body's method and, for a named method, `Mcp-Name` equal to its name (-32020; header values are
  * compared after trimming surrounding whitespace, RFC 9110 s5.5, and case-sensitively). Returns the refusal, if any.
  */
-export function checkStatelessRequest(req: IncomingMessage, message: Message & { id: string | number; method: string }): Answers | undefined {
+export function checkStatelessRequest(req: IncomingMessage, message: StatelessRequest): Answers | undefined {
   const { id, method } = message;
-  const params = message.params ?? {};
+  const params: Record<string, unknown> = message.params && typeof message.params === 'object' ? (message.params as Record<string, unknown>) : {};
   const version = header(req, 'mcp-protocol-version')?.trim();
   if (!version) return refuse(400, id, MCP_ERRORS.headerMismatch, 'Missing MCP-Protocol-Version header');
   const meta = RequestMetaSchema.safeParse(params._meta);
   if (!meta.success) {
-    const fields = meta.error.issues.map((issue) => issue.path.map(String).join('.') || '_meta');
+    // The keys at fault, or `_meta` itself when it is missing or not an object.
+    const fields = meta.error.issues.map((issue) => (issue.path.length > 0 ? String(issue.path[0]) : '_meta'));
     return refuse(400, id, JSONRPC.invalidParams, `Invalid params: _meta must carry ${META.protocolVersion} and ${META.clientCapabilities}`, {
       fields: [...new Set(fields)],
     });
@@ -124,6 +135,12 @@ export async function answerStateless(
 ): Promise<Answers> {
   if (batch) return refuse(400, null, JSONRPC.invalidRequest, `JSON-RPC batches are not part of protocol ${STATELESS_PROTOCOL_VERSION}`);
   const raw = messages[0];
+  // A request is checked by this wire's rules before the SDK's message schema, which would call a malformed `_meta`
+  // an invalid message (-32600) where the revision asks for invalid params (-32602).
+  if (isRequest(raw)) {
+    const refused = checkStatelessRequest(req, raw);
+    if (refused) return refused;
+  }
   const parsed = JSONRPCMessageSchema.safeParse(raw);
   if (!parsed.success) return refuse(400, (raw as Message | undefined)?.id, JSONRPC.invalidRequest, 'Invalid JSON-RPC message');
   const message = parsed.data as Message;
@@ -132,9 +149,7 @@ export async function answerStateless(
   if (!acceptsStreamableHttp(header(req, 'accept'))) {
     return refuse(406, message.id, JSONRPC.invalidRequest, 'Not Acceptable: accept both application/json and text/event-stream');
   }
-  const request = message as Message & { id: string | number; method: string };
-  const refused = checkStatelessRequest(req, request);
-  if (refused) return refused;
+  const request = message as StatelessRequest;
   if (!STATELESS_METHODS.has(request.method)) return refuse(404, request.id, JSONRPC.methodNotFound, `Method not found: ${request.method}`);
   const answers = await answerMessages([request], false, { ...ctx, wire: 'stateless' });
   answers.replies = answers.replies.map((reply): Reply => ('result' in reply ? { ...reply, result: complete(reply.result) } : reply));

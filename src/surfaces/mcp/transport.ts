@@ -110,7 +110,9 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
     if (!read.ok) return { ...reply(read.status, read.reply, read.headers), principal };
     const ctx = { pipeline: deps.pipeline, principal, tools, surface, instructions, serverVersion: deps.version, resourceMetadata };
     let answers: Answers;
-    if (speaksStateless(req, read.messages, read.batch)) {
+    // The 2026-07-28 wire answers one message, a refused batch included, with one reply object.
+    const stateless = speaksStateless(req, read.messages, read.batch);
+    if (stateless) {
       answers = await answerStateless(req, read.messages, read.batch, ctx);
     } else {
       const refused = checkTransport(req, read);
@@ -118,7 +120,7 @@ export function mcpGateway(deps: McpDependencies): NodeHandler {
       answers = await answerMessages(read.messages, read.batch, ctx);
     }
     if (answers.replies.length === 0) return { status: 202, principal };
-    if (read.batch) return { status: answers.status, headers: answers.headers, body: `[${answers.replies.map(serializeReply).join(',')}]`, principal };
+    if (read.batch && !stateless) return { status: answers.status, headers: answers.headers, body: `[${answers.replies.map(serializeReply).join(',')}]`, principal };
     const { body, encoding, varies } = replyBody(answers.replies[0]!, () => acceptsGzip(req));
     if (varies) answers.headers.Vary = 'Accept-Encoding';
     if (encoding) answers.headers['Content-Encoding'] = encoding;
