@@ -102,6 +102,9 @@ function wrongTypeFor(schema: Json): unknown {
   if (types.includes('boolean') || types.includes('integer') || types.includes('number')) return 'not-a-boolean-or-number';
   if (types.includes('array')) return { not: 'an array' };
   if (types.includes('object')) return ['not', 'an', 'object'];
+  // A union of objects (a write's target): an array is none of them.
+  const branches = (schema.oneOf ?? schema.anyOf) as Json[] | undefined;
+  if (branches?.every((branch) => branch.type === 'object')) return ['not', 'an', 'object'];
   throw new Error(`no wrong-type value for ${JSON.stringify(schema)}`);
 }
 
@@ -345,7 +348,14 @@ describe('the OpenAPI document of the Developer REST API', () => {
         createWatch: { mappingId, contextScopeId: scope.id, viewId: view.view.id, version: 1, dryRun: true },
         createScope: { mappingId, name: 'New probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
         updateScope: { mappingId, scopeId: scope.id, name: 'Probe scope', pathPrefixes: ['probe/'], tags: ['probe'], audience, dryRun: true },
-        writeNote: { mappingId, path: 'probe/existing.md', content: '# Existing\n\nchanged\n', dryRun: true, expectedHash },
+        writeNote: {
+          mappingId,
+          path: 'probe/existing.md',
+          content: 'changed\n',
+          dryRun: true,
+          expectedHash,
+          target: { type: 'heading', heading: 'Existing', mode: 'replace' },
+        },
         publishTraceSession: {
           mappingId,
           contextScopeId: scope.id,
