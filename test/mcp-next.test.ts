@@ -110,6 +110,23 @@ describe('MCP 2026-07-28 wire', () => {
     });
   });
 
+  it('serves the product-only endpoint at the new wire too, with its own instructions and tools', async () => {
+    const post = (method: string, id: number) =>
+      fetch(`${suite.gateway.url}/api/intelligence/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: STREAMABLE_ACCEPT, authorization: `Bearer ${suite.owner.token}`, ...wireHeaders(method) },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: META } }),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as Structured }));
+    const discover = await post('server/discover', 10);
+    expect(discover.status).toBe(200);
+    expect(discover.body.result.instructions).toContain('published intelligence');
+    const list = await post('tools/list', 11);
+    expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
+    expect((list.body.result.tools as Array<{ name: string }>).every((tool) => tool.name.includes('published_intelligence'))).toBe(true);
+    const removed = await post('initialize', 12);
+    expect({ status: removed.status, code: removed.body.error.code, id: removed.body.id }).toEqual({ status: 404, code: -32601, id: 12 });
+  });
+
   describe('tools', () => {
     it('tools/list carries resultType and caching hints, with the same tools as the older wire', async () => {
       const member = await countedAccount('list');
