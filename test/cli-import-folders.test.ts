@@ -23,7 +23,7 @@ describe('kgate import of an Obsidian folder', () => {
     install = await newInstallation();
   });
 
-  it('imports only the .md files of examples/vault and reports the canvas, the attachment and hidden entries', async () => {
+  it('imports examples/vault: its notes, its canvas and attachment, and reports the hidden entries it skipped', async () => {
     const target = await bootstrapJson(install, '--email', 'examples@example.test', '--empty');
     const report = await importJson(install, EXAMPLE_VAULT, target.mappingId);
     expect(report).toMatchObject({
@@ -33,15 +33,16 @@ describe('kgate import of an Obsidian folder', () => {
       canvases: 1,
       attachments: 1,
       symlinks: 0,
+      files: { stored: true, created: 2, updated: 0, unchanged: 0 },
     });
     expect(report.hidden).toBeGreaterThanOrEqual(1);
     const imported = await install.withDatabase((db) => notePaths(db, target.mappingId));
     expect(imported.sort()).toEqual([...exampleNotes].sort());
 
-    // And back out: the exported folder is the example vault's notes, byte for byte.
+    // And back out: the exported folder is the example vault, .obsidian/ aside, byte for byte.
     const out = join(await tempDir('export-examples'), 'out');
     expect((await runKgate(['export', '--mapping', target.mappingId, out], install.env)).code).toBe(0);
-    await expectSameFiles(out, EXAMPLE_VAULT, (path) => exampleNotes.includes(path));
+    await expectSameFiles(out, EXAMPLE_VAULT, (path) => !/(^|\/)\./.test(path));
   }, SLOW_MS);
 
   it('reports an invalid file name and a non-UTF-8 file as rejected, exits 1, and imports the valid ones', async () => {

@@ -138,6 +138,7 @@ export function httpDependenciesOf(
       search: services.search,
       graph: services.graph,
       vaults: services.vaults,
+      files: services.files,
       knowledge: services.knowledge,
       scopes: services.scopes,
       views: services.views,

@@ -2,6 +2,7 @@ import type { Database } from '../db/port.ts';
 import { createAccountsService, type AccountsService } from '../domains/accounts/index.ts';
 import { createGraphService, type GraphService } from '../domains/graph/index.ts';
 import { createIdempotencyService, type IdempotencyService } from '../domains/idempotency/index.ts';
+import { createFilesService, type FilesService } from '../domains/files/index.ts';
 import { createKnowledgeService, type KnowledgeService } from '../domains/knowledge/index.ts';
 import { DEFAULT_NOTE_CACHE_BYTES, createNoteBodyCache, createNoteMirror, type NoteBodyCache, type NoteChangeObserver, type NotesService } from '../domains/notes/index.ts';
 import {
@@ -59,6 +60,8 @@ export interface Services {
   membership: MembershipService;
   vaults: VaultsService;
   notes: NotesService;
+  /** Canvases and attachments of hosted vaults (docs/vaults.md). */
+  files: FilesService;
   tokens: TokensService;
   onboarding: OnboardingService;
   idempotency: IdempotencyService;
@@ -194,6 +197,7 @@ export function createServices(
     observeChanges,
     remote: createRemoteNotes({ db, adapters: ADAPTERS, callFor: connections.callFor, mirror }),
   });
+  const files = createFilesService(db, vaults, { idempotency });
   const sync = createSyncService({
     db,
     adapters: ADAPTERS,
@@ -274,6 +278,7 @@ export function createServices(
     membership,
     vaults,
     notes,
+    files,
     tokens,
     onboarding,
     idempotency,

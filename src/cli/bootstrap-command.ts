@@ -34,7 +34,7 @@ export async function bootstrap(
   const actor = { accountId: result.accountId, credentialKind: 'operator' as const, client: 'kgate-cli' };
   let seeded: BootstrapOutput['seeded'] = null;
   if (!options.empty && (await services.notes.countNotes(actor, result.mapping.id)) === 0) {
-    const report = await importFolder(services.notes, actor, result.mapping.id, EXAMPLE_VAULT_DIR);
+    const report = await importFolder(services.notes, actor, result.mapping.id, EXAMPLE_VAULT_DIR, { files: services.files });
     const historySteps = await applyDemoHistory(services, actor, result.mapping.id);
     seeded = { created: report.created, updated: report.updated, unchanged: report.unchanged, historySteps };
   }

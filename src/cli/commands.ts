@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_OWNER_EMAIL } from '../domains/onboarding/index.ts';
 import { bootstrap } from './bootstrap-command.ts';
 import { cliConsole, commandPath, out } from './console.ts';
-import { exportFolder } from './export-folder.ts';
-import { importFolder } from './import-folder.ts';
+import { describeExport, exportFolder } from './export-folder.ts';
+import { describeImport, importFolder } from './import-folder.ts';
 import { operatorFor, withRuntime } from './runtime.ts';
 import { UsageError } from './usage-error.ts';
 import { assertVaultFolder } from './vault-folder.ts';
@@ -32,16 +32,10 @@ export async function importCommand(args: string[]): Promise<number> {
       dryRun: values['dry-run'] ?? false,
       progress: !values.json,
       ownDatabase,
+      files: services.files,
     }),
   );
-  const lines = [
-    `${report.dryRun ? 'Would import' : 'Imported'} ${report.notes} notes: ${report.created} created, ` +
-      `${report.updated} updated, ${report.unchanged} unchanged, ${report.rejected.length} rejected.`,
-    `Not imported: ${report.canvases} canvases, ${report.attachments} attachments, ` +
-      `${report.hidden} hidden entries, ${report.symlinks} symbolic links.`,
-    ...report.rejected.map((r) => `  rejected ${r.path}: ${r.reason} (${r.code})`),
-  ];
-  print(values.json ?? false, report, lines.join('\n'));
+  print(values.json ?? false, report, describeImport(report).join('\n'));
   return report.rejected.length > 0 ? 1 : 0;
 }
 
@@ -58,9 +52,10 @@ export async function exportCommand(args: string[]): Promise<number> {
     exportFolder(services.notes, await operatorFor(services, values.mapping!), values.mapping!, commandPath(dir), {
       force: values.force ?? false,
       progress: !values.json,
+      files: services.files,
     }),
   );
-  print(values.json ?? false, result, `Exported ${result.notes} notes (${result.bytes} bytes) to ${dir}.`);
+  print(values.json ?? false, result, describeExport(result, dir));
   return 0;
 }
 

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ErrorCode } from '../../kernel/error-codes.ts';
 import type { CredentialKind } from '../../kernel/principal.ts';
 import type { AutomationService, WebhooksService } from '../../domains/automation/index.ts';
+import type { FilesService } from '../../domains/files/index.ts';
 import type { GraphService } from '../../domains/graph/index.ts';
 import type { IdempotentCommit, SharedWork } from '../../domains/idempotency/index.ts';
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
@@ -25,6 +26,8 @@ import type { ViewsService } from '../../domains/views/index.ts';
 /** The domain services operations call. */
 export interface OperationServices {
   notes: NotesService;
+  /** Canvases and attachments of hosted vaults (file-operations.ts); absent where a gateway is built without them: `unavailable`. */
+  files?: FilesService;
   provenance: ProvenanceService;
   search: SearchService;
   graph: GraphService;

@@ -13,6 +13,7 @@ import { EDUCATION_IMAGE_OPERATIONS } from './education-image-operations.ts';
 import { EDUCATION_MEDIA_OPERATIONS } from './education-media-operations.ts';
 import { EDUCATION_PROJECTION_OPERATIONS } from './education-projection-operations.ts';
 import { EDUCATION_RUBRIC_OPERATIONS } from './education-rubric-operations.ts';
+import { FILE_OPERATIONS } from './file-operations.ts';
 import { INTELLIGENCE_OPERATIONS } from './intelligence-operations.ts';
 import { getNoteContent, listNotes, listTrash, readNote } from './note-read-operations.ts';
 import { deleteNote, runNoteTransaction, writeNote } from './note-write-operations.ts';
@@ -57,6 +58,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   translateCanvas,
   getVaultSchema,
   ...KNOWLEDGE_READ_OPERATIONS,
+  ...FILE_OPERATIONS,
   ...RELATION_OPERATIONS,
   ...VIEW_OPERATIONS,
   ...SYNTHESIS_OPERATIONS,
