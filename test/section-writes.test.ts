@@ -219,7 +219,12 @@ describe('section-level writes', () => {
     expect(proposed.data.proposal.actions).toEqual([
       { type: 'write-note', path: 'Sections/log.md', content: '# Log\n- one\n- two\n\n# Later\nsoon\n', expectedHash: now.contentHash },
     ]);
-    // Nothing applied until a person approves it.
+    // Nothing applied until a person approves it; then exactly the stored note.
     expect((await read('Sections/log.md')).content).toBe(now.content);
+    const person = { accountId: owner.accountId, credentialKind: 'session' as const, credentialId: randomUUID() };
+    await gateway.services.proposals.approve(person, mappingId(), proposed.data.proposal.id as string);
+    const executed = await gateway.services.proposals.execute(person, mappingId(), proposed.data.proposal.id as string);
+    expect(executed.state).toBe('executed');
+    expect((await read('Sections/log.md')).content).toBe('# Log\n- one\n- two\n\n# Later\nsoon\n');
   });
 });
