@@ -4,16 +4,15 @@ import { KgateError } from '../../kernel/errors.ts';
 import { FRONTMATTER_TYPES, MAX_CANVAS_NODES, canvasToOutline, summarizeSchema } from '../../domains/markdown/index.ts';
 import { MAX_FRONTMATTER_ERRORS, MAX_FRONTMATTER_SCAN, MAX_REMOTE_FRONTMATTER_READS } from '../../domains/notes/index.ts';
 import { MappingIdSchema } from './fields.ts';
-import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation, type OperationContext, type OperationServices } from './operation.ts';
+import { ACCOUNT_CREDENTIALS, READ_ONLY_TOOL, defineOperation, type OperationContext } from './operation.ts';
 
 // Operations that turn vault files into knowledge a model can use.
 
 const READ = { credentials: ACCOUNT_CREDENTIALS, scope: 'mcp:read', allowance: 'operation', idempotency: 'none' } as const;
 
-/** The files service, which the lead wires into OperationServices; `unavailable` where a gateway is built without it. */
+/** The files service; `unavailable` where a gateway is built without it. */
 function filesOf(ctx: OperationContext): FilesService {
-  // Why the cast: `files` is an optional member the composition root adds to OperationServices (operation.ts).
-  const files = (ctx.services as OperationServices & { files?: FilesService }).files;
+  const files = ctx.services.files;
   if (!files) throw new KgateError('unavailable', 'Canvases stored in vaults are not served by this gateway.');
   return files;
 }

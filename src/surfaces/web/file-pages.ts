@@ -130,7 +130,7 @@ export function filePages(deps: FilePagesDependencies): Hono<HttpEnv> {
       return sendPage(c, {
         title: `Files of ${vault.name}`,
         signedIn,
-        body: html`${vaultNav(vault.mappingId, 'notes')}
+        body: html`${vaultNav(vault.mappingId, 'files')}
           <h2>Canvases and attachments</h2>
           <p class="muted">Everything in the vault that is not a note: canvases, images, PDFs, audio and other files. Notes are on the
             <a href="${vaultUrl(vault.mappingId)}">vault's page</a>.</p>
@@ -149,7 +149,7 @@ export function filePages(deps: FilePagesDependencies): Hono<HttpEnv> {
         sendPage(c, {
           title: file.path.slice(file.path.lastIndexOf('/') + 1),
           signedIn,
-          body: html`${vaultNav(vault.mappingId, 'notes')}
+          body: html`${vaultNav(vault.mappingId, 'files')}
             <p class="muted"><a href="${filesUrl(vault.mappingId)}">Canvases and attachments</a> · ${folder === '' ? 'vault root' : folder}/ · <code>${file.path}</code></p>
             <dl class="file-facts">
               <dt>Kind</dt><dd>${KIND_WORDS[file.kind]}</dd>

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AccountsService } from '../../domains/accounts/index.ts';
+import type { FilesService } from '../../domains/files/index.ts';
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { OAuthService } from '../../domains/oauth/index.ts';
 import type { ConnectionsService, RemoteMappingsService, SyncService } from '../../domains/providers/index.ts';
@@ -18,6 +19,7 @@ import type { HttpEnv } from '../http/context.ts';
 import type { Mailer } from '../../net/mail.ts';
 import type { Pipeline } from '../invocation/pipeline.ts';
 import { accountPages } from './account-pages.ts';
+import { filePages } from './file-pages.ts';
 import { connectionPages } from './connection-pages.ts';
 import { consentPages } from './consent-pages.ts';
 import { decisionPages } from './decision-pages.ts';
@@ -98,6 +100,8 @@ export interface WebDependencies {
   models?: ModelsService;
   /** Rubric drafts of the account's installations, shown and marked on /account/products/rubrics. */
   educationRubrics?: EducationRubricsService;
+  /** Canvases and attachments of hosted vaults: the vault's Files view, a file's page and its bytes (docs/workspace.md). */
+  files?: FilesService | undefined;
 }
 
 /**
@@ -126,6 +130,7 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', serveScripts([WORKSPACE_SCRIPT_ASSET, WEBMCP_ADAPTER, webmcpPolyfill()]));
   app.route('/', automationPages(deps));
   app.route('/', workspacePages(deps));
+  if (deps.files) app.route('/', filePages({ ...deps, files: deps.files }));
   app.route('/', notePages(deps));
   app.route('/', eventPages(deps));
   app.route('/', trashPages(deps));

@@ -11,6 +11,7 @@ import type { CurrentSession } from './session.ts';
 import { sessionPrincipal, workspaceCaller, type WorkspaceCall } from './workspace-calls.ts';
 import { scopesUrl } from './knowledge-urls.ts';
 import { eventsUrl, proposalsUrl, trashUrl, vaultUrl } from './workspace-urls.ts';
+import { filesUrl } from './file-urls.ts';
 
 /** What the workspace pages need. */
 export interface WorkspaceDependencies extends AccountPageDependencies {
@@ -68,11 +69,12 @@ export async function vaultOf(call: WorkspaceCall, mappingId: string): Promise<V
 }
 
 /** The navigation between a vault's views, the current one marked for assistive technology. */
-export function vaultNav(mappingId: string, current: 'notes' | 'events' | 'trash' | 'knowledge' | 'proposals'): SafeHtml {
+export function vaultNav(mappingId: string, current: 'notes' | 'files' | 'events' | 'trash' | 'knowledge' | 'proposals'): SafeHtml {
   const item = (key: typeof current, href: string, label: string) =>
     html`<li><a href="${href}"${key === current ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return html`<nav aria-label="Vault" class="tabs"><ul>
     ${item('notes', vaultUrl(mappingId), 'Notes')}
+    ${item('files', filesUrl(mappingId), 'Files')}
     ${item('events', eventsUrl(mappingId), 'Events')}
     ${item('trash', trashUrl(mappingId), 'Trash')}
     ${item('knowledge', scopesUrl(mappingId), 'Knowledge')}

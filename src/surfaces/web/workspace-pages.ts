@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { FilesService } from '../../domains/files/index.ts';
 import type { HttpEnv } from '../http/context.ts';
 import { listNotes } from '../operations/note-read-operations.ts';
 import { searchNotes } from '../operations/search-operations.ts';
@@ -6,6 +7,7 @@ import { listMappings } from '../operations/vault-operations.ts';
 import { page } from './errors.ts';
 import { PROVIDER_NAMES, copyButton, html, sendPage, sendRedirect, showDate, type SafeHtml } from './layout.ts';
 import { scopesUrl } from './knowledge-urls.ts';
+import { folderFilesSection } from './folder-files.ts';
 import { currentSession } from './session.ts';
 import type { WorkspaceCall } from './workspace-calls.ts';
 import { vaultNav, vaultOf, workspacePage, type VaultView, type WorkspaceDependencies } from './workspace-guard.ts';
@@ -114,7 +116,7 @@ function searchResults(vault: VaultView, query: string, hits: readonly SearchHit
 }
 
 /** `/`, `/workspace` and a vault's notes: the workspace a signed-in person starts from. */
-export function workspacePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
+export function workspacePages(deps: WorkspaceDependencies & { files?: Pick<FilesService, 'listFiles'> | undefined }): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
 
   app.get(
@@ -141,7 +143,7 @@ export function workspacePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
 
   app.get(
     '/workspace/vaults/:mappingId',
-    workspacePage(deps, async (c, { call, signedIn }) => {
+    workspacePage(deps, async (c, { call, signedIn, actor }) => {
       const vault = await vaultOf(call, c.req.param('mappingId') ?? '');
       const query = (c.req.query('q') ?? '').trim();
       if (query !== '') {
@@ -161,11 +163,13 @@ export function workspacePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
               ${here.folders.map((f) => html`<li class="folder"><a href="${vaultUrl(vault.mappingId, folder === '' ? f.name : `${folder}/${f.name}`)}">${f.name}/</a> <span class="muted">${f.notes} notes</span></li>`)}
               ${here.notes.map((n) => html`<li class="note"><a href="${noteUrl(vault.mappingId, n.path)}">${n.title}</a> <span class="muted">${n.path.slice(folder === '' ? 0 : folder.length + 1)} · ${showDate(new Date(n.updatedAt))}</span></li>`)}
             </ul>`;
+      // The folder's canvases and attachments, after its notes (an empty section where a vault stores no files).
+      const files = deps.files ? await folderFilesSection(deps.files, actor, vault.mappingId, folder) : '';
       const cut = truncated ? html`<p class="warning">This vault has more than ${MAX_BROWSED_NOTES.toLocaleString('en')} notes; the folders show the first ones by path. Search finds any note.</p>` : '';
       return sendPage(c, {
         title: vault.name,
         signedIn,
-        body: html`${vaultNav(vault.mappingId, 'notes')}${searchForm(vault, '')}<section id="results" aria-live="polite"></section>${breadcrumbs(vault, folder)}${cut}${listing}`,
+        body: html`${vaultNav(vault.mappingId, 'notes')}${searchForm(vault, '')}<section id="results" aria-live="polite"></section>${breadcrumbs(vault, folder)}${cut}${listing}${files}`,
       });
     }),
   );
