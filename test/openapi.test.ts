@@ -330,6 +330,23 @@ describe('the OpenAPI document of the Developer REST API', () => {
         name: 'Probe view',
         definition: { kinds: ['commitment'] },
       });
+      // A canvas or attachment to replace and delete, and a trashed one to restore (previews only, below).
+      const fileHash = async (path: string) => {
+        const written = await api.post<{ results: Array<{ afterHash: string }> }>('/files', {
+          json: { mappingId, path, contentBase64: Buffer.from(path).toString('base64'), dryRun: false },
+          headers: { 'Idempotency-Key': `openapi-probe-${path}` },
+        });
+        expect(written.status).toBe(200);
+        return written.body.results[0]!.afterHash;
+      };
+      const fileExpectedHash = await fileHash('probe/file.bin');
+      const trashedHash = await fileHash('probe/trashed.bin');
+      const trashed = await api.delete<{ results: Array<{ trashId: string }> }>('/files', {
+        query: { mappingId, path: 'probe/trashed.bin', dryRun: false },
+        headers: { 'Idempotency-Key': 'openapi-probe-trash', 'If-Match': `"${trashedHash}"` },
+      });
+      expect(trashed.status).toBe(200);
+      const trashId = trashed.body.results[0]!.trashId;
       const viewDefinition = {
         kinds: ['commitment', 'decision'],
         statuses: ['open', 'candidate'],
@@ -343,6 +360,17 @@ describe('the OpenAPI document of the Developer REST API', () => {
         limit: 20,
       };
       examples = {
+        writeVaultFile: { mappingId, path: 'probe/file.bin', contentBase64: 'AAEC', expectedHash: fileExpectedHash, dryRun: true },
+        restoreVaultFile: { mappingId, trashId, dryRun: true },
+        changeVaultFiles: {
+          mappingId,
+          dryRun: true,
+          changes: [
+            { type: 'write-file', path: 'probe/new.bin', contentBase64: 'AAEC' },
+            { type: 'delete-file', path: 'probe/file.bin', expectedHash: fileExpectedHash },
+            { type: 'restore-file', trashId },
+          ],
+        },
         createSavedView: { mappingId, contextScopeId: scope.id, name: 'New probe view', definition: viewDefinition, dryRun: true },
         reviseSavedView: { mappingId, contextScopeId: scope.id, viewId: view.view.id, name: 'Probe view, again', definition: viewDefinition, dryRun: true },
         createWatch: { mappingId, contextScopeId: scope.id, viewId: view.view.id, version: 1, dryRun: true },
