@@ -32,7 +32,7 @@ import { bootstrapInstallation, loudLogEntries, openInstallation, runKgate, star
 import { measureScenario, standardLoad, type LoadOptions, type LoadScenario, type Measurement, type ServerHooks } from './http/load.ts';
 import { READ_NOTE_PATH } from './http/scenarios.ts';
 import { oauthAccessToken } from './mcp/oauth-access-token.ts';
-import { mcpHeaders, PROTOCOL_VERSION, toolsCallBody, TOOLS_LIST_BODY, verifyNoteContent, verifyToolsList } from './mcp/requests.ts';
+import { mcpHeaders, nextBody, nextHeaders, PROTOCOL_VERSION, toolsCallBody, TOOLS_LIST_BODY, verifyNextToolsList, verifyNoteContent, verifyToolsList } from './mcp/requests.ts';
 import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/benchmark.ts';
 import { count, fixed } from './support/format.ts';
 import { describePglite } from './support/pglite-version.ts';
@@ -43,12 +43,14 @@ const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The MCP allowances (per minute and per month) the benchmark account gets: far above what a run can use. */
 const MCP_ALLOWANCE = 1_000_000_000;
 
-type Key = 'hello' | 'toolsList' | 'toolsCall' | 'oauthToolsCall' | 'sdkHello' | 'sdkToolsList' | 'sdkKgateToolsList';
+type Key = 'hello' | 'toolsList' | 'toolsCall' | 'nextToolsList' | 'nextToolsCall' | 'oauthToolsCall' | 'sdkHello' | 'sdkToolsList' | 'sdkKgateToolsList';
 
 const ROUTE_NAMES: Record<Key, string> = {
   hello: 'kgate hello-world: `GET /healthz`',
   toolsList: 'kgate MCP `tools/list`: `POST /api/mcp`',
   toolsCall: `kgate MCP \`tools/call\` \`get_note_content\` (\`${READ_NOTE_PATH}\`), personal access token: \`POST /api/mcp\``,
+  nextToolsList: 'kgate MCP `tools/list` at the 2026-07-28 wire (`_meta`, `Mcp-Method`): `POST /api/mcp`',
+  nextToolsCall: `kgate MCP \`tools/call\` \`get_note_content\` at the 2026-07-28 wire (\`_meta\`, \`Mcp-Method\`, \`Mcp-Name\`), personal access token: \`POST /api/mcp\``,
   oauthToolsCall: `kgate MCP \`tools/call\` \`get_note_content\` (\`${READ_NOTE_PATH}\`), OAuth access token: \`POST /api/mcp\``,
   sdkHello: 'SDK server per request, hello-world: `GET /healthz`',
   sdkToolsList: 'SDK server per request with one tool, MCP `tools/list`: `POST /mcp`',
@@ -130,6 +132,23 @@ function kgateScenarios(tokens: KgateTokens, mappingId: string): Array<LoadScena
       key: 'toolsCall',
       label: ROUTE_NAMES.toolsCall,
       options: { method: 'POST', path: '/api/mcp', headers: mcpHeaders(tokens.personal), body: call },
+      verify: verifyNoteContent,
+    },
+    {
+      key: 'nextToolsList',
+      label: ROUTE_NAMES.nextToolsList,
+      options: { method: 'POST', path: '/api/mcp', headers: nextHeaders(tokens.personal, 'tools/list'), body: nextBody('tools/list', {}) },
+      verify: verifyNextToolsList,
+    },
+    {
+      key: 'nextToolsCall',
+      label: ROUTE_NAMES.nextToolsCall,
+      options: {
+        method: 'POST',
+        path: '/api/mcp',
+        headers: nextHeaders(tokens.personal, 'tools/call', 'get_note_content'),
+        body: nextBody('tools/call', { name: 'get_note_content', arguments: { mappingId, path: READ_NOTE_PATH } }),
+      },
       verify: verifyNoteContent,
     },
     {

@@ -46,3 +46,26 @@ export function verifyToolResult(body: string, structuredStart: string): boolean
 export function verifyNoteContent(body: string): boolean {
   return verifyToolResult(body, `{"path":${JSON.stringify(READ_NOTE_PATH)}`) && body.includes('"contentHash":"sha256:');
 }
+
+/** The revision of the stateless wire: every request carries its `_meta`, and `Mcp-Method` (and `Mcp-Name`) headers. */
+export const NEXT_PROTOCOL_VERSION = '2026-07-28';
+
+/** The headers of a request at the 2026-07-28 wire. */
+export function nextHeaders(token: string, method: string, name?: string): Record<string, string> {
+  return { ...mcpHeaders(token), 'mcp-protocol-version': NEXT_PROTOCOL_VERSION, 'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }) };
+}
+
+/** A JSON-RPC body at the 2026-07-28 wire: `params` with the per-request `_meta` a client sends. */
+export function nextBody(method: string, params: Record<string, unknown>): string {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': NEXT_PROTOCOL_VERSION,
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'kgate-bench', version: '1.0.0' },
+  };
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } });
+}
+
+/** A `tools/list` answer at the 2026-07-28 wire: the tool list with its caching hints, no JSON-RPC error. */
+export function verifyNextToolsList(body: string): boolean {
+  return body.includes('"tools":[') && body.includes('"name":"get_note_content"') && body.includes('"ttlMs":') && !body.includes('"error":{"code"');
+}
