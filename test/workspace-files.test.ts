@@ -163,4 +163,13 @@ describe('canvases and attachments in the workspace', () => {
     expect(html).toContain(`<a class="embed" href="/workspace/vaults/${mappingId}/file/Media/evil.svg">Attachment: evil.svg</a>`);
     expect(html).toContain(`<a class="embed" href="/workspace/vaults/${mappingId}/file/Board.canvas">Canvas: Board.canvas</a>`);
   });
+
+  it('lists file changes on the events page, each linking to the file\'s page, not to a note', async () => {
+    const page = await owner.get(`/workspace/vaults/${mappingId}/events`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('added a file');
+    expect(html).toContain(`<a href="/workspace/vaults/${mappingId}/file/Media/pic.png">Media/pic.png</a>`);
+    expect(html).not.toContain(`/notes/Media/pic.png`);
+  });
 });

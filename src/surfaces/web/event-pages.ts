@@ -4,6 +4,7 @@ import { listEvents } from '../operations/event-operations.ts';
 import { html, sendPage, showDate, type SafeHtml } from './layout.ts';
 import { vaultNav, vaultOf, workspacePage, type VaultView, type WorkspaceDependencies } from './workspace-guard.ts';
 import { eventsUrl, noteUrl, proposalUrl } from './workspace-urls.ts';
+import { filePageUrl } from './file-urls.ts';
 
 /** Events per page. */
 const EVENTS_PAGE = 50;
@@ -28,6 +29,10 @@ const KIND_NAMES: Readonly<Record<string, string>> = {
   'note.deleted': 'moved to the trash',
   'note.restored': 'restored',
   'note.moved': 'moved',
+  'file.created': 'added a file',
+  'file.updated': 'replaced a file',
+  'file.deleted': 'moved a file to the trash',
+  'file.restored': 'restored a file',
   'proposal.created': 'proposed',
   'proposal.approved': 'approved a proposal',
   'proposal.rejected': 'rejected a proposal',
@@ -49,12 +54,20 @@ const CREDENTIAL_NAMES: Readonly<Record<string, string>> = {
 
 const shortRevision = (revision: string | null) => (revision ? revision.slice(7, 19) : '–');
 
+/** The note or file an event is about: a link to it while it exists, its path in code once it went to the trash. */
+function subjectOf(vault: VaultView, kind: string, path: string, newPath: string | undefined): SafeHtml {
+  if (kind === 'note.deleted' || kind === 'file.deleted') return html`<code>${path}</code>`;
+  // Canvases and attachments have their own pages (file-pages.ts), not the note view.
+  if (kind.startsWith('file.')) return html`<a href="${filePageUrl(vault.mappingId, path)}">${path}</a>`;
+  return html`<a href="${noteUrl(vault.mappingId, newPath ?? path)}">${path}</a>`;
+}
+
 function eventRow(vault: VaultView, event: EventView): SafeHtml {
   const newPath = typeof event.details.newPath === 'string' ? event.details.newPath : undefined;
   const proposalId = typeof event.details.proposalId === 'string' ? event.details.proposalId : undefined;
   const title = typeof event.details.title === 'string' ? event.details.title : 'the proposal';
   // A proposal's steps name no note: the row links to the proposal, where its notes and diffs are.
-  const note = proposalId && event.path === null ? html`<a href="${proposalUrl(vault.mappingId, proposalId)}">${title}</a>` : event.path === null ? '' : event.kind === 'note.deleted' ? html`<code>${event.path}</code>` : html`<a href="${noteUrl(vault.mappingId, newPath ?? event.path)}">${event.path}</a>`;
+  const note = proposalId && event.path === null ? html`<a href="${proposalUrl(vault.mappingId, proposalId)}">${title}</a>` : event.path === null ? '' : subjectOf(vault, event.kind, event.path, newPath);
   return html`<tr>
     <td>${showDate(new Date(event.createdAt))}</td>
     <td>${CREDENTIAL_NAMES[event.credentialKind] ?? event.credentialKind}${event.client ? html`<br><span class="muted">${event.client}</span>` : ''}</td>
