@@ -16,6 +16,17 @@ export {
 } from './frontmatter.ts';
 export type { FrontmatterType, ParsedFrontmatter, SchemaKey, SchemaSummary } from './frontmatter.ts';
 export { retargetLinks, rewriteWikiLinks } from './link-rewrite.ts';
+export {
+  findHeadings,
+  headingPath,
+  lineBreakOf,
+  listHeadings,
+  listMarkedBlocks,
+  locateFrontmatterKey,
+  noteLines,
+  sectionAppendPoint,
+} from './sections.ts';
+export type { FrontmatterKeySpot, MarkedBlock, SectionHeading, TextLine } from './sections.ts';
 export type { LinkMove, LinkRewrite, LinkTargetReplacer } from './link-rewrite.ts';
 export { isExternalHref } from './markdown-link-syntax.ts';
 export { MAX_ITEMS_PER_KIND } from './markdown-model.ts';

@@ -7,11 +7,11 @@ import {
   lineBreakOf,
   listHeadings,
   listMarkedBlocks,
+  locateFrontmatter,
   locateFrontmatterKey,
   noteLines,
   sectionAppendPoint,
-} from '../markdown/sections.ts';
-import { locateFrontmatter } from '../markdown/frontmatter.ts';
+} from '../markdown/index.ts';
 import type { NoteTarget } from './transaction-contract.ts';
 
 /*
