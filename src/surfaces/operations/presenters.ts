@@ -32,7 +32,7 @@ export const TrashEntryOut = z.object({
 export const EventOut = z.object({
   seq: z.number().int().describe('Position in the feed; pass the last one seen as `since`'),
   id: z.uuid(),
-  kind: z.string().describe('note.created, note.updated, note.deleted, note.restored or note.moved'),
+  kind: z.string().describe('note.created, note.updated, note.deleted, note.restored, note.moved; file.created, file.updated, file.deleted, file.restored; proposal steps'),
   path: z.string().nullable(),
   beforeRevision: z.string().nullable(),
   afterRevision: z.string().nullable(),
