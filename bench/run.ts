@@ -36,6 +36,7 @@ import { knowledgeCompilation } from './knowledge-compile.ts';
 import { knowledgeTools } from './knowledge-tools.ts';
 import { mcpThroughput } from './mcp-throughput.ts';
 import { productRuntimeBenchmark } from './product-runtime.ts';
+import { sectionWritesBenchmark } from './section-writes.ts';
 import { proposalsBenchmark } from './proposals.ts';
 import { publishedIntelligenceBenchmark } from './published-intelligence.ts';
 import { remoteMappingsBenchmark } from './remote-mappings.ts';
@@ -44,7 +45,7 @@ import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/ben
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark, remoteMappingsBenchmark, productRuntimeBenchmark, publishedIntelligenceBenchmark, educationAnalysisBenchmark, educationGenerationBenchmark, automationBenchmark, obsidianVaultBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark, remoteMappingsBenchmark, productRuntimeBenchmark, publishedIntelligenceBenchmark, educationAnalysisBenchmark, educationGenerationBenchmark, automationBenchmark, obsidianVaultBenchmark, sectionWritesBenchmark];
 
 /**
  * Benchmarks that run only when `--only` names them: the before-and-after comparison checks out another commit and
