@@ -2,7 +2,7 @@ import type { Database } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
-import { resolveFileTargets } from '../files/resolve.ts';
+import { resolveFileTargets } from '../files/index.ts';
 import type { LinkResolver } from '../markdown/index.ts';
 import { MAX_LINKS_PER_NOTE, assertReadableBodies, targetNameKey } from '../notes/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
