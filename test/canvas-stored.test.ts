@@ -5,9 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFilesService, fileHash, type FilesService } from '../src/domains/files/index.ts';
-import type { AnyOperation, OperationContext } from '../src/surfaces/operations/operation.ts';
-import { OPERATIONS } from '../src/surfaces/operations/table.ts';
+import { fileHash, type FilesService } from '../src/domains/files/index.ts';
 import { createOwner, type Owner } from './support/fixtures.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { callTool, connectMcpClient } from './support/mcp-client.ts';
@@ -24,13 +22,8 @@ describe('translate_canvas of a stored canvas', () => {
   const call = (args: Record<string, unknown>) => callTool(client, 'translate_canvas', args);
 
   beforeAll(async () => {
-    // Until the composition root wires `files` into the operation services, the test hands it to the operation.
-    const withFiles = (op: AnyOperation): AnyOperation =>
-      op.id !== 'translateCanvas'
-        ? op
-        : { ...op, run: (ctx: OperationContext, input) => op.run('files' in ctx.services ? ctx : { ...ctx, services: { ...ctx.services, files } as OperationContext['services'] }, input) };
-    gateway = await startTestGateway({ operations: OPERATIONS.map(withFiles) });
-    files = createFilesService(gateway.db, gateway.services.vaults, { idempotency: gateway.services.idempotency });
+    gateway = await startTestGateway();
+    files = gateway.services.files;
     [owner, stranger] = await Promise.all([createOwner(gateway.services, 'canvas'), createOwner(gateway.services, 'canvas-stranger')]);
     const imported = await files.importFiles(owner.actor, owner.mapping.id, [
       { path: 'Boards/Tidewater Overview.canvas', content: CANVAS },

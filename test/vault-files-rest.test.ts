@@ -5,10 +5,7 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFilesService, type FilesService } from '../src/domains/files/index.ts';
-import { FILE_OPERATIONS, MAX_REST_FILE_BYTES } from '../src/surfaces/operations/file-operations.ts';
-import type { AnyOperation, OperationContext } from '../src/surfaces/operations/operation.ts';
-import { OPERATIONS } from '../src/surfaces/operations/table.ts';
+import { MAX_REST_FILE_BYTES } from '../src/surfaces/operations/file-operations.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
 import { newCaller, type Caller } from './support/rest-notes.ts';
 
@@ -19,18 +16,9 @@ describe('canvases and attachments over REST', () => {
   let gateway: TestGateway;
   let owner: Caller;
   let stranger: Caller;
-  let files: FilesService | undefined;
 
   beforeAll(async () => {
-    // Until the composition root wires `files` into the operation services, the test hands it to each call; once
-    // wired (and the operations in the table), the gateway's own is used.
-    const wired = OPERATIONS.some((op) => op.id === 'listVaultFiles');
-    const withFiles = (op: AnyOperation): AnyOperation => ({
-      ...op,
-      run: (ctx: OperationContext, input) => op.run('files' in ctx.services ? ctx : { ...ctx, services: { ...ctx.services, files } as OperationContext['services'] }, input),
-    });
-    gateway = await startTestGateway(wired ? {} : { operations: [...OPERATIONS, ...FILE_OPERATIONS.map(withFiles)] });
-    files = createFilesService(gateway.db, gateway.services.vaults, { idempotency: gateway.services.idempotency });
+    gateway = await startTestGateway();
     [owner, stranger] = await Promise.all([newCaller(gateway, 'files'), newCaller(gateway, 'files-stranger')]);
   });
   afterAll(() => gateway?.stop());
