@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible } from './support/axe.ts';
-import { startFilesWebGateway, type FilesWebGateway } from './support/files-web-gateway.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -42,7 +42,7 @@ const NOTE = [
 const naturalWidths = (images: Locator) => images.evaluateAll((all: unknown[]) => all.map((img) => (img as { naturalWidth: number }).naturalWidth));
 
 describe.skipIf(!available)('canvases and attachments in the workspace, in a real browser', () => {
-  let gateway: FilesWebGateway;
+  let gateway: TestGateway;
   let browser: Browser;
   let page: Page;
   let mappingId: string;
@@ -50,11 +50,11 @@ describe.skipIf(!available)('canvases and attachments in the workspace, in a rea
   const password = 'a long workspace password';
 
   beforeAll(async () => {
-    gateway = await startFilesWebGateway();
+    gateway = await startTestGateway();
     const owner = await gateway.services.onboarding.bootstrapOwner({ email, password });
     mappingId = owner.mapping.id;
     const { actor } = await gateway.services.tokens.authenticate(owner.token);
-    const imported = await gateway.files.importFiles(actor, mappingId, [
+    const imported = await gateway.services.files.importFiles(actor, mappingId, [
       { path: 'Media/pic.png', content: PNG },
       { path: 'Media/evil.svg', content: SVG },
       { path: 'Docs/spec.pdf', content: Buffer.from('%PDF-1.4\n%%EOF\n') },
@@ -65,7 +65,7 @@ describe.skipIf(!available)('canvases and attachments in the workspace, in a rea
     await gateway.services.notes.importNotes(actor, mappingId, [{ path: 'Notes/Gallery.md', content: NOTE }]);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
     page = await (await browser.newContext({ acceptDownloads: true })).newPage();
-    await page.goto(`${gateway.url}/signin`);
+    await page.goto(`${gateway.baseUrl}/signin`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -82,7 +82,7 @@ describe.skipIf(!available)('canvases and attachments in the workspace, in a rea
     page.on('console', (message) => {
       if (message.text().includes('Content Security Policy')) blocked.push(message.text());
     });
-    await page.goto(`${gateway.url}/workspace/vaults/${mappingId}/notes/Notes/Gallery.md`);
+    await page.goto(`${gateway.baseUrl}/workspace/vaults/${mappingId}/notes/Notes/Gallery.md`);
     const images = page.locator('article img.embed');
     await expect.poll(() => images.count()).toBe(2);
     // Both decoded: the session's cookie went with them and the policy allowed our own origin.
@@ -99,7 +99,7 @@ describe.skipIf(!available)('canvases and attachments in the workspace, in a rea
   });
 
   it('lists the files, shows a canvas\'s outline and an image on their pages', async () => {
-    await page.goto(`${gateway.url}/workspace/vaults/${mappingId}/files`);
+    await page.goto(`${gateway.baseUrl}/workspace/vaults/${mappingId}/files`);
     expect(await page.locator('table tbody tr').count()).toBe(5);
     await expectAccessible(page);
     await page.getByRole('link', { name: 'canvases' }).click();
@@ -107,24 +107,24 @@ describe.skipIf(!available)('canvases and attachments in the workspace, in a rea
     await page.getByRole('link', { name: 'Board.canvas' }).click();
     expect(await page.locator('pre.outline').innerText()).toContain('Start here');
     await expectAccessible(page);
-    await page.goto(`${gateway.url}/workspace/vaults/${mappingId}/file/Media/pic.png`);
+    await page.goto(`${gateway.baseUrl}/workspace/vaults/${mappingId}/file/Media/pic.png`);
     await expect.poll(() => naturalWidths(page.locator('figure img'))).toEqual([1]);
     await expectAccessible(page);
-    await page.goto(`${gateway.url}/workspace/vaults/${mappingId}/file/Audio/talk.mp3`);
+    await page.goto(`${gateway.baseUrl}/workspace/vaults/${mappingId}/file/Audio/talk.mp3`);
     expect(await page.locator('audio[controls]').count()).toBe(1);
     await expectAccessible(page);
   });
 
   it('turns a stored SVG opened directly into a download that runs nothing', async () => {
-    await page.goto(`${gateway.url}/workspace/vaults/${mappingId}/files`);
+    await page.goto(`${gateway.baseUrl}/workspace/vaults/${mappingId}/files`);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.goto(`${gateway.url}/workspace/vaults/${mappingId}/raw/Media/evil.svg`).catch(() => null),
+      page.goto(`${gateway.baseUrl}/workspace/vaults/${mappingId}/raw/Media/evil.svg`).catch(() => null),
     ]);
     expect(download.suggestedFilename()).toBe('evil.svg');
     expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
     // A raster image opened directly is shown by the browser itself.
-    await page.goto(`${gateway.url}/workspace/vaults/${mappingId}/raw/Media/pic.png`);
+    await page.goto(`${gateway.baseUrl}/workspace/vaults/${mappingId}/raw/Media/pic.png`);
     expect(await naturalWidths(page.locator('img'))).toEqual([1]);
   });
 });

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileHash } from '../src/domains/files/index.ts';
 import { pageBrowser, signInThroughForm, type PageBrowser } from './support/browser.ts';
-import { startFilesWebGateway, type FilesWebGateway } from './support/files-web-gateway.ts';
+import { startTestGateway, type TestGateway } from './support/gateway.ts';
 
 /** A 1x1 PNG. */
 export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -21,7 +21,7 @@ const NOT_A_PNG = Buffer.from('<script>alert(1)</script>');
 const NOTE = ['# Gallery', '', '![[pic.png]]', '', '![a chart](../Media/pic.png)', '', '![[talk.mp3]]', '', '![[spec.pdf]]', '', '![[evil.svg]]', '', '![[Board.canvas]]', ''].join('\n');
 
 describe('canvases and attachments in the workspace', () => {
-  let gateway: FilesWebGateway;
+  let gateway: TestGateway;
   let owner: PageBrowser;
   let stranger: PageBrowser;
   let anonymous: PageBrowser;
@@ -30,12 +30,12 @@ describe('canvases and attachments in the workspace', () => {
   const raw = (path: string) => `/workspace/vaults/${mappingId}/raw/${path.split('/').map(encodeURIComponent).join('/')}`;
 
   beforeAll(async () => {
-    gateway = await startFilesWebGateway();
+    gateway = await startTestGateway();
     const email = `files-${randomBytes(4).toString('hex')}@example.test`;
     const ownerAccount = await gateway.services.onboarding.bootstrapOwner({ email, password });
     mappingId = ownerAccount.mapping.id;
     const { actor } = await gateway.services.tokens.authenticate(ownerAccount.token);
-    const imported = await gateway.files.importFiles(actor, mappingId, [
+    const imported = await gateway.services.files.importFiles(actor, mappingId, [
       { path: 'Media/pic.png', content: PNG },
       { path: 'Media/evil.svg', content: SVG },
       { path: 'Media/page.html', content: HTML },
