@@ -53,7 +53,7 @@ export const ERROR_CODES = {
   model_output_invalid: "The model's output failed its schema or checks; none of it is returned, and the call is billable.",
   endpoint_url_refused: 'The webhook URL is not https, or its host resolves to a private, loopback or special address.',
   pack_invalid: 'The pack folder fails validation; every problem names its file and line, and nothing was stored.',
-  target_not_found: "A targeted write's heading, block id or frontmatter block is not in the note; nothing was changed.",
+  target_not_found: "A targeted write's heading or block id is not in the note; nothing was changed.",
   target_ambiguous: "A targeted write's heading matches more than one heading of the note; nothing was changed.",
   vault_storage_exhausted: "The vault's attachment storage ceiling would be exceeded; nothing was stored.",
   conflict: 'The request conflicts with the current state of a resource.',
