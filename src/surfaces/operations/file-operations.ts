@@ -10,7 +10,7 @@ import { KgateError } from '../../kernel/errors.ts';
 import { CONTENT_HASH_PATTERN } from '../../kernel/hashing.ts';
 import { MAX_FILE_BYTES, MAX_FILE_CHANGES, type FileChange, type FilesService, type VaultFile, type VaultFileSummary } from '../../domains/files/index.ts';
 import { DryRunSchema, MappingIdSchema } from './fields.ts';
-import { ACCOUNT_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext, type OperationServices } from './operation.ts';
+import { ACCOUNT_CREDENTIALS, defineOperation, type AnyOperation, type OperationContext } from './operation.ts';
 
 /** Largest file a REST write carries: its base64 (4/3 of it) and the JSON around it fit a request body of 8 MiB. */
 export const MAX_REST_FILE_BYTES = 6_000_000;
@@ -65,10 +65,9 @@ const CHANGE_ERRORS = [
   'idempotency_key_in_flight',
 ] as const;
 
-/** The files service, which the lead wires into OperationServices; `unavailable` where a gateway is built without it. */
+/** The files service; `unavailable` where a gateway is built without it. */
 function filesOf(ctx: OperationContext): FilesService {
-  // Why the cast: `files` is an optional member the composition root adds to OperationServices (operation.ts).
-  const files = (ctx.services as OperationServices & { files?: FilesService }).files;
+  const files = ctx.services.files;
   if (!files) throw new KgateError('unavailable', 'Canvases and attachments are not served by this gateway.');
   return files;
 }
