@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { Sql } from '../../src/db/port.ts';
+export { seededRandom } from './seeded-random.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/education/', import.meta.url));
 
@@ -32,18 +33,6 @@ export function expectGolden(path: string, data: unknown): void {
   const text = `${JSON.stringify(data, null, 2)}\n`;
   if (process.env.KGATE_UPDATE_GOLDEN === '1') writeFileSync(`${FIXTURES}${path}`, text);
   expect(text).toBe(readFileSync(`${FIXTURES}${path}`, 'utf8'));
-}
-
-/** mulberry32: a seeded generator of floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A copy of a JSON value with every list shuffled and the keys of every object in another order. */

@@ -6,6 +6,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import type { ProjectionInputSchema } from '../../src/domains/education/projection/index.ts';
+import { seededRandom } from './seeded-random.ts';
+
+export { seededRandom };
 
 /** A projection request as a caller writes it. */
 export type ProjectionRequest = z.input<typeof ProjectionInputSchema>;
@@ -31,18 +34,6 @@ export function goldenCases(): Array<{ name: string; input: ProjectionRequest; e
 /** The golden text of an output: two-space JSON and a final newline. */
 export function goldenText(output: unknown): string {
   return `${JSON.stringify(output, null, 2)}\n`;
-}
-
-/** A small seeded pseudo-random generator (mulberry32): the same seed gives the same sequence on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A shuffled copy of a list (Fisher-Yates). */

@@ -3,18 +3,7 @@
  * paragraphs and list items ending in `^id`, fenced code holding heading-like and marker-like lines, an optional
  * frontmatter block, LF or CRLF, with or without a trailing newline. The same seed always gives the same notes.
  */
-
-/** A small seeded generator (mulberry32): enough spread for test data, and reproducible from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from './seeded-random.ts';
 
 /** A generated note and what it holds, so that a test can name targets that exist and ones that do not. */
 export interface GeneratedNote {

@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { loadPack } from '../../src/domains/packs/format/index.ts';
 import type { PackAssertion, PackInsight, ParsedPack } from '../../src/domains/packs/format/index.ts';
 import type { CalendarDate, PackVersionInfo, StoredPack, StoredSource } from '../../src/domains/packs/contract.ts';
+import { seededRandom } from './seeded-random.ts';
+
+export { seededRandom };
 
 /** The example pack's folder. */
 export const EXAMPLE_PACK_DIR = fileURLToPath(new URL('../../examples/packs/k8-math', import.meta.url));
@@ -120,18 +123,6 @@ export function packAtCutoff(pack: StoredPack, cutoff: CalendarDate): StoredPack
   }
   const insights: PackInsight[] = pack.insights.filter((insight) => insight.availableFrom <= cutoff && insight.derivedFrom.every((id) => keptIds.has(id)));
   return { info: pack.info, sources, assertions, insights };
-}
-
-/** A deterministic pseudo-random generator (mulberry32), so a failing case can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Words the random packs' statements, quotes and titles are made of, and the tests' questions. */
