@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/port.ts';
-import { createLinkResolver } from '../markdown/index.ts';
+import { createLinkResolver, joinRelative } from '../markdown/index.ts';
 import type { VaultFileKind, VaultFileSummary } from './contract.ts';
 
 /*
@@ -38,21 +38,6 @@ function lookupKeys(target: string, sourcePath: string): { exact: string[]; name
   if (key === '') return { exact: [], name: null };
   const slash = key.lastIndexOf('/');
   return { exact: slash === -1 ? [] : [key], name: key.slice(slash + 1) };
-}
-
-/** Joins a `./` or `../` target to a folder; undefined when it climbs above the vault root. */
-function joinRelative(folder: string, target: string): string | undefined {
-  const parts = folder === '' ? [] : folder.split('/');
-  for (const segment of target.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (parts.length === 0) return undefined;
-      parts.pop();
-    } else {
-      parts.push(segment);
-    }
-  }
-  return parts.join('/');
 }
 
 interface CandidateRow {

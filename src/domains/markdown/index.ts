@@ -47,5 +47,5 @@ export type {
 export { parseMarkdown } from './parse.ts';
 export type { ParseMarkdownOptions } from './parse.ts';
 export { frontmatterTags, noteTags, tagName } from './tags.ts';
-export { createLinkResolver } from './wikilink-resolution.ts';
+export { createLinkResolver, joinRelative } from './wikilink-resolution.ts';
 export type { LinkResolver } from './wikilink-resolution.ts';

@@ -156,7 +156,7 @@ class VaultLinkIndex implements LinkResolver {
 }
 
 /** Joins a `./` or `../` target to a folder; undefined when it climbs above the vault root. */
-function joinRelative(folder: string, target: string): string | undefined {
+export function joinRelative(folder: string, target: string): string | undefined {
   const parts = folder === '' ? [] : folder.split('/');
   for (const segment of target.split('/')) {
     if (segment === '' || segment === '.') continue;
