@@ -10,9 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSION } from '../src/surfaces/mcp/protocol.ts';
-import { createOwner } from './support/fixtures.ts';
 import type { Structured } from './support/mcp-client.ts';
-import { STREAMABLE_ACCEPT, useMcpSuite, type RpcReply } from './support/mcp-suite.ts';
+import { STREAMABLE_ACCEPT, countedMcpAccount, mcpUnitsUsed, useMcpSuite, type RpcReply } from './support/mcp-suite.ts';
 import { snapshotOf } from './support/rest-client.ts';
 
 const NEW = STATELESS_PROTOCOL_VERSION;
@@ -55,20 +54,8 @@ describe('MCP 2026-07-28 wire', () => {
     });
   }
 
-  async function mcpUnits(accountId: string): Promise<number> {
-    const rows = await suite.gateway.db.query<{ used: number }>(
-      "SELECT used FROM usage_counters WHERE account_id = $1 AND surface = 'mcp' AND period = 'minute'",
-      [accountId],
-    );
-    return rows[0]?.used ?? 0;
-  }
-
-  /** A fresh account with exact (unleased) counters, so that units can be counted one by one. */
-  async function countedAccount(label: string) {
-    const member = await createOwner(suite.gateway.services, label);
-    await suite.gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 500, mcpOperationsPerMonth: 100_000 });
-    return member;
-  }
+  const mcpUnits = (accountId: string) => mcpUnitsUsed(suite.gateway, accountId);
+  const countedAccount = (label: string) => countedMcpAccount(suite.gateway, label);
 
   describe('server/discover', () => {
     it('answers in the new shape with the versions, capabilities, identity in _meta and caching hints, for one unit', async () => {

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH_MESSAGES } from '../src/surfaces/mcp/messages.ts';
 import { createOwner } from './support/fixtures.ts';
-import { useMcpSuite } from './support/mcp-suite.ts';
+import { countedMcpAccount, mcpUnitsUsed, useMcpSuite } from './support/mcp-suite.ts';
 import { snapshotOf } from './support/rest-client.ts';
 
 const BATCH = { 'mcp-protocol-version': '2025-03-26' };
@@ -17,21 +17,8 @@ describe('MCP wire edges', () => {
   const suite = useMcpSuite('edges');
   const { rpc, call } = suite;
 
-  /** Units of the MCP allowance an account has used this minute. */
-  async function mcpUnits(accountId: string): Promise<number> {
-    const rows = await suite.gateway.db.query<{ used: number }>(
-      "SELECT used FROM usage_counters WHERE account_id = $1 AND surface = 'mcp' AND period = 'minute'",
-      [accountId],
-    );
-    return rows[0]?.used ?? 0;
-  }
-
-  /** A fresh account with exact (unleased) counters, so that units can be counted one by one. */
-  async function countedAccount(label: string) {
-    const member = await createOwner(suite.gateway.services, label);
-    await suite.gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 500, mcpOperationsPerMonth: 100_000 });
-    return member;
-  }
+  const mcpUnits = (accountId: string) => mcpUnitsUsed(suite.gateway, accountId);
+  const countedAccount = (label: string) => countedMcpAccount(suite.gateway, label);
 
   describe('bodies that are not UTF-8', () => {
     it('answer -32700 with data.code invalid_encoding for a method name, and consume nothing', async () => {

@@ -61,3 +61,16 @@ export function useMcpSuite(label = 'owner'): McpSuite {
   });
   return suite;
 }
+
+/** Units of the MCP allowance an account has used this minute. */
+export async function mcpUnitsUsed(gateway: TestGateway, accountId: string): Promise<number> {
+  const rows = await gateway.db.query<{ used: number }>("SELECT used FROM usage_counters WHERE account_id = $1 AND surface = 'mcp' AND period = 'minute'", [accountId]);
+  return rows[0]?.used ?? 0;
+}
+
+/** A fresh account with exact (unleased) counters, so that MCP units can be counted one by one. */
+export async function countedMcpAccount(gateway: TestGateway, label: string): Promise<Owner> {
+  const member = await createOwner(gateway.services, label);
+  await gateway.services.accounts.setAllowanceOverrides(member.accountId, { mcpOperationsPerMinute: 500, mcpOperationsPerMonth: 100_000 });
+  return member;
+}
