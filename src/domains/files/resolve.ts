@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/port.ts';
 import { createLinkResolver, joinRelative } from '../markdown/index.ts';
-import type { VaultFileKind, VaultFileSummary } from './contract.ts';
+import type { VaultFileSummary } from './contract.ts';
+import { findResolutionCandidates } from './store.ts';
 
 /*
  * Which stored canvas or attachment an embed (`![[image.png]]`, `![](img/a.png)`) or a link names, by the rules
@@ -40,16 +41,6 @@ function lookupKeys(target: string, sourcePath: string): { exact: string[]; name
   return { exact: slash === -1 ? [] : [key], name: key.slice(slash + 1) };
 }
 
-interface CandidateRow {
-  path: string;
-  kind: VaultFileKind;
-  media_type: string;
-  content_hash: string;
-  size: number;
-  updated_at: Date;
-  [key: string]: unknown;
-}
-
 /**
  * The stored files the targets of one note's links resolve to, by target as written (the path part, without
  * `#...` or `|...`; Markdown link targets already URL-decoded). Targets that name no stored file are absent. One
@@ -71,30 +62,14 @@ export async function resolveFileTargets(
   }
   const resolved = new Map<string, VaultFileSummary>();
   if (exact.size === 0 && names.size === 0) return resolved;
-  // The file name is what follows the last "/" of the path key (the whole key at the vault root).
-  const rows = await sql.query<CandidateRow>(
-    `SELECT path, kind, media_type, content_hash, size, updated_at FROM vault_files
-      WHERE vault_id = $1 AND (path_key = ANY($2::text[]) OR substring(path_key from '[^/]*$') = ANY($3::text[]))
-      ORDER BY path COLLATE "C"
-      LIMIT $4`,
-    [vaultId, [...exact], [...names], MAX_RESOLVE_CANDIDATES],
-  );
+  const rows = await findResolutionCandidates(sql, vaultId, [...exact], [...names], MAX_RESOLVE_CANDIDATES);
   if (rows.length === 0) return resolved;
   const byKey = new Map(rows.map((row) => [row.path.toLowerCase(), row]));
   const resolver = createLinkResolver(rows.map((row) => row.path));
   for (const target of distinct) {
     const path = resolver.resolve(target, sourcePath);
     const row = path === undefined || targetKey(target) === '' ? undefined : byKey.get(path.toLowerCase());
-    if (row) {
-      resolved.set(target, {
-        path: row.path,
-        kind: row.kind,
-        mediaType: row.media_type,
-        contentHash: row.content_hash,
-        size: Number(row.size),
-        updatedAt: row.updated_at,
-      });
-    }
+    if (row) resolved.set(target, row);
   }
   return resolved;
 }

@@ -85,6 +85,27 @@ export async function findFilesByName(sql: Sql, vaultId: string, nameKey: string
   return rows.map(toSummary);
 }
 
+/**
+ * The files an embed resolution weighs (files/resolve.ts), in byte order of path: those at one of `pathKeys`, and
+ * those whose file name (what follows the last "/" of the path key) is one of `nameKeys`; at most `limit`.
+ */
+export async function findResolutionCandidates(
+  sql: Sql,
+  vaultId: string,
+  pathKeys: readonly string[],
+  nameKeys: readonly string[],
+  limit: number,
+): Promise<VaultFileSummary[]> {
+  const rows = await sql.query<SummaryRow>(
+    `SELECT ${SUMMARY_COLUMNS} FROM vault_files
+      WHERE vault_id = $1 AND (path_key = ANY($2::text[]) OR substring(path_key from '[^/]*$') = ANY($3::text[]))
+      ORDER BY path COLLATE "C"
+      LIMIT $4`,
+    [vaultId, [...pathKeys], [...nameKeys], limit],
+  );
+  return rows.map(toSummary);
+}
+
 /** One file with its bytes by path key, or undefined. */
 export async function readFileByKey(sql: Sql, vaultId: string, pathKey: string): Promise<VaultFile | undefined> {
   const rows = await sql.query<FullRow>(`SELECT ${FULL_COLUMNS} FROM vault_files WHERE vault_id = $1 AND path_key = $2`, [vaultId, pathKey]);

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startModelFake, type FakeBehavior, type ModelFake } from '../../../test/fakes/model/server.ts';
 import { openTestDatabase } from '../../../test/support/database.ts';
+import { seededRandom } from '../../../test/support/seeded-random.ts';
 import { insertLedgerFixture, insertSecondInstallation, ledgerBalance, ledgerTestModel, type LedgerFixture } from '../../../test/support/intelligence-ledger.ts';
 import type { Database } from '../../db/port.ts';
 import type { MeteredCaller, MeteredRequest, UsageReceipt } from './contract.ts';
@@ -20,18 +21,6 @@ const BUDGET = 35_000;
 const SUBLIMIT = 10_000;
 const MAX_CONCURRENT = 12;
 const SEED = 0x5eed2026;
-
-/** mulberry32: a small seeded generator, so that a failing run can be run again exactly. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 type Behaviour = 'reply' | 'stream' | 'over' | 'refuse' | 'stall' | 'drop' | 'invalid' | 'leave';
 
@@ -154,7 +143,7 @@ describe('the ledger under 500 randomized concurrent requests', () => {
   });
 
   it('adds up exactly, never passes a ceiling, and replays every settled key', async () => {
-    const random = seeded(SEED);
+    const random = seededRandom(SEED);
     const { cases, attempts } = plan(random);
     const behaviours = new Map(cases.map((c) => [c.n, fakeBehaviour(c, random)]));
     // The fake reads the case number from the prompt, so each case gets its behaviour whatever the order.
