@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServices } from '../src/app/services.ts';
 import { contentHash } from '../src/kernel/hashing.ts';
 import { TEST_ENGINE } from './support/database.ts';
@@ -32,8 +32,25 @@ describe('hot reads from memory', () => {
     gateway.db.query('UPDATE notes SET content = $3 WHERE vault_id = $1 AND path = $2', [vaultOf(who), path, content]);
   const bumpVersion = (who: Caller) => gateway.db.query('UPDATE vaults SET content_version = content_version + 1 WHERE id = $1', [vaultOf(who)]);
 
+  /**
+   * Waits until the gateway has taken every vault notice of changes committed so far. A writer's own notice comes
+   * back some time after its answer and forgets what was cached meanwhile; notices arrive in commit order, so once a
+   * marker sent now has arrived, every earlier one has too.
+   */
+  const noticesSettled = async () => {
+    const marker = `v:${randomUUID()}`;
+    const seen = vi.spyOn(gateway.services.authorityCache, 'forgetNotice');
+    try {
+      await gateway.db.query("SELECT pg_notify('kgate_vaults', $1)", [marker]);
+      await expect.poll(() => seen.mock.calls.some(([payload]) => payload === marker), { timeout: 5000, interval: 10 }).toBe(true);
+    } finally {
+      seen.mockRestore();
+    }
+  };
+
   it('a note read again is served from memory: authority and body, no database', async () => {
     await seedNote(caller, 'memo/first.md', '# First\none\n');
+    await noticesSettled();
     expect(await contentOf(caller, 'memo/first.md')).toBe('# First\none\n');
     const before = { authority: counts('mapping_authority'), bodies: counts('note_bodies') };
     // Changed in the database without a version change or a notice: only a read from memory still sees "one".
