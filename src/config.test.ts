@@ -51,6 +51,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ KGATE_NOTE_CACHE_MB: '256' }).noteCacheBytes).toBe(256 * 1024 * 1024);
   });
 
+  it("lets one vault's canvases and attachments take 1 GiB unless KGATE_VAULT_FILES_MB says otherwise (0: none)", () => {
+    expect(loadConfig({}).vaultFileBytes).toBe(1024 * 1024 * 1024);
+    expect(loadConfig({ KGATE_VAULT_FILES_MB: '0' }).vaultFileBytes).toBe(0);
+    expect(loadConfig({ KGATE_VAULT_FILES_MB: '20480' }).vaultFileBytes).toBe(20480 * 1024 * 1024);
+    for (const bad of ['-1', '1.5', 'lots', '2000000']) expect(() => loadConfig({ KGATE_VAULT_FILES_MB: bad }), bad).toThrow(/KGATE_VAULT_FILES_MB/);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '' }).port).toBe(8787);
   });

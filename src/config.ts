@@ -35,6 +35,8 @@ const EnvSchema = z.object({
   KGATE_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   // Note bodies kept in memory for reads, in MiB; 0 keeps none (docs/operations.md, "Memory").
   KGATE_NOTE_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(32),
+  // One hosted vault's canvases and attachments together, in MiB (docs/vaults.md); 0 stores none.
+  KGATE_VAULT_FILES_MB: z.coerce.number().int().min(0).max(1_048_576).default(1024),
   // How many reverse proxies stand in front of the gateway (docs/operations.md, "Behind a reverse proxy"); `true` is
   // one. Off by default: X-Forwarded-For is then ignored, since anyone can send it.
   KGATE_TRUST_PROXY: z
@@ -104,6 +106,8 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** Bytes of note bodies a gateway keeps in memory for reads (KGATE_NOTE_CACHE_MB). */
   noteCacheBytes: number;
+  /** Bytes one hosted vault's canvases and attachments may take together (KGATE_VAULT_FILES_MB). */
+  vaultFileBytes: number;
   /**
    * How many reverse proxies in front of the gateway append to X-Forwarded-For (KGATE_TRUST_PROXY); 0: the client
    * address is the socket's remote address and the header is ignored. Sign-in and registration throttles use it.
@@ -210,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     http: { keepAliveTimeoutMs: e.KGATE_KEEP_ALIVE_TIMEOUT_MS, maxConnections: e.KGATE_MAX_CONNECTIONS },
     metrics: e.KGATE_METRICS_PORT === undefined ? undefined : { host: e.KGATE_METRICS_HOST, port: e.KGATE_METRICS_PORT },
     noteCacheBytes: e.KGATE_NOTE_CACHE_MB * 1024 * 1024,
+    vaultFileBytes: e.KGATE_VAULT_FILES_MB * 1024 * 1024,
     trustedProxies: e.KGATE_TRUST_PROXY === 'true' ? 1 : e.KGATE_TRUST_PROXY === 'false' ? 0 : Number(e.KGATE_TRUST_PROXY),
     mail: e.KGATE_SMTP_URL ? { url: e.KGATE_SMTP_URL, from: e.KGATE_SMTP_FROM ?? 'kgate <kgate@localhost>' } : undefined,
     oauth: { allowPrivateClientMetadata: e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === 'true' || e.KGATE_OAUTH_ALLOW_PRIVATE_CLIENT_METADATA === '1' },

@@ -3,15 +3,11 @@
  * one installation: notes, a canvas, images, a PDF and audio go in and come back out byte for byte, `.obsidian/` and
  * other hidden entries are skipped and reported, and a re-import reports everything unchanged. The same round trip
  * in-process, with every report field: test/vault-files-folder.test.ts.
- *
- * Runs once the composition root serves the files service (`services.files`, which `kgate import` and `kgate
- * export` pass to importFolder and exportFolder); until then it is skipped, and says so.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServices } from '../src/app/services.ts';
 import type { ImportReport } from '../src/cli/import-folder.ts';
 import { cleanupCli, listFiles, newInstallation, runKgate, tempDir, type Installation } from './support/cli.ts';
 import { bootstrapJson, importJson } from './support/cli-vaults.ts';
@@ -38,7 +34,6 @@ describe('kgate import and export of canvases and attachments', () => {
   let install: Installation;
   let vault: string;
   let mappingId: string;
-  let wired = false;
 
   beforeAll(async () => {
     install = await newInstallation();
@@ -48,12 +43,9 @@ describe('kgate import and export of canvases and attachments', () => {
       await writeFile(join(vault, ...path.split('/')), content);
     }
     mappingId = (await bootstrapJson(install, '--empty')).mappingId;
-    wired = await install.withDatabase((db) => Promise.resolve('files' in createServices(db)));
-    if (!wired) console.warn('cli-import-export-files: skipped, the files service is not wired into the services yet');
   }, SLOW_MS);
 
-  it('imports the folder, exports it back identical (.obsidian/ aside), and re-import reports everything unchanged', async (context) => {
-    if (!wired) context.skip();
+  it('imports the folder, exports it back identical (.obsidian/ aside), and re-import reports everything unchanged', async () => {
     const first = await importJson(install, vault, mappingId);
     expect(first).toMatchObject({ notes: 2, created: 2, canvases: 1, attachments: 4, hidden: 1, files: { stored: true, created: 5, updated: 0, unchanged: 0 }, rejected: [] });
     expect(first.skipped).toEqual(['.obsidian']);
@@ -74,5 +66,20 @@ describe('kgate import and export of canvases and attachments', () => {
     expect(again.stdout).toContain('Skipped on purpose: 1 hidden entries');
     const report = await importJson(install, vault, mappingId);
     expect(report).toMatchObject<Partial<ImportReport>>({ created: 0, updated: 0, unchanged: 2, files: { stored: true, created: 0, updated: 0, unchanged: 5 } });
+  }, SLOW_MS);
+
+  it('keeps to KGATE_VAULT_FILES_MB: with 0, the notes are imported and every new file is rejected, none of them stored', async () => {
+    const folder = join(await tempDir('files-ceiling'), 'vault');
+    await mkdir(join(folder, 'Extra'), { recursive: true });
+    await writeFile(join(folder, 'Extra', 'extra.png'), VAULT['Attachments/diagram.png']!);
+    await writeFile(join(folder, 'Extra', 'Board.canvas'), VAULT['Board.canvas']!);
+    await writeFile(join(folder, 'Extra', 'Extra.md'), '# Extra\n');
+    const run = await runKgate(['import', folder, '--mapping', mappingId, '--json'], { ...install.env, KGATE_VAULT_FILES_MB: '0' });
+    expect(run.code, run.stderr).toBe(1);
+    const report = JSON.parse(run.stdout) as ImportReport;
+    expect(report).toMatchObject({ created: 1, files: { stored: true, created: 0, updated: 0, unchanged: 0 } });
+    expect(report.rejected.map((r) => `${r.path} ${r.code}`).sort()).toEqual(['Extra/Board.canvas vault_storage_exhausted', 'Extra/extra.png vault_storage_exhausted']);
+    const stored = await install.withDatabase((db) => db.query("SELECT path FROM vault_files WHERE path LIKE 'Extra/%'"));
+    expect(stored).toEqual([]);
   }, SLOW_MS);
 });

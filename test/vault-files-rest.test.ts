@@ -7,7 +7,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REST_FILE_BYTES } from '../src/surfaces/operations/file-operations.ts';
 import { startTestGateway, type TestGateway } from './support/gateway.ts';
-import { newCaller, type Caller } from './support/rest-notes.ts';
+import { restClient } from './support/rest-client.ts';
+import { expectProblem, newCaller, type Caller } from './support/rest-notes.ts';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(1000)]);
 const sha = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -99,5 +100,25 @@ describe('canvases and attachments over REST', () => {
     }
     expect(seen).toEqual(cases.map(([status, code]) => `${status} ${code}`));
     expect(await snapshot()).toBe(before);
+  });
+
+  it("keeps a vault's files within KGATE_VAULT_FILES_MB: past it a change is refused and nothing is stored", async () => {
+    const small = await startTestGateway({ database: gateway.db, env: { KGATE_VAULT_FILES_MB: '1' } });
+    try {
+      const caller = await newCaller(small, 'files-ceiling');
+      const { api, mappingId } = caller;
+      const part = (n: number) => Buffer.concat([PNG.subarray(0, 8), Buffer.alloc(600 * 1024 - 8, n)]);
+      const write = (path: string, bytes: Buffer) =>
+        api.post('/files', { json: { mappingId, path, contentBase64: bytes.toString('base64'), dryRun: false }, headers: { 'idempotency-key': randomUUID() } });
+      expect((await write('a.png', part(1))).status).toBe(200);
+      const before = await snapshot();
+      const refused = expectProblem(await write('b.png', part(2)), 403, 'vault_storage_exhausted');
+      expect(refused).toMatchObject({ limit: 1024 * 1024, used: 600 * 1024, adding: 600 * 1024 });
+      expect(await snapshot()).toBe(before);
+      // The same vault under the default ceiling takes it: the setting, not the file, refused it.
+      expect((await restClient(gateway, caller.owner.token).post('/files', { json: { mappingId, path: 'b.png', contentBase64: part(2).toString('base64'), dryRun: false }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(200);
+    } finally {
+      await small.stop();
+    }
   });
 });

@@ -209,6 +209,7 @@ export async function startGateway(config: Config, opened: OpenedDatabase, optio
     allowPrivateClientMetadata: config.oauth.allowPrivateClientMetadata,
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
     noteCacheBytes: config.noteCacheBytes,
+    vaultFileBytes: config.vaultFileBytes,
     providers: providerWiring(config.providers),
     media: config.media,
     webhooks: {

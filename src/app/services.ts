@@ -134,6 +134,8 @@ export interface ServiceOptions {
   allowPrivateClientMetadata?: boolean;
   /** Bytes of note bodies kept in memory (DEFAULT_NOTE_CACHE_BYTES); 0 keeps none. */
   noteCacheBytes?: number;
+  /** Bytes one hosted vault's canvases and attachments may take together (DEFAULT_VAULT_FILE_BYTES). */
+  vaultFileBytes?: number;
   /** Where search indexes are stored between runs (the embedded data directory); none: built at first search. */
   searchSnapshots?: SearchIndexSnapshots;
   /** Providers' OAuth applications, token keys and addresses (app/providers.ts); none: no provider can be connected. */
@@ -197,7 +199,7 @@ export function createServices(
     observeChanges,
     remote: createRemoteNotes({ db, adapters: ADAPTERS, callFor: connections.callFor, mirror }),
   });
-  const files = createFilesService(db, vaults, { idempotency });
+  const files = createFilesService(db, vaults, { idempotency, ...(options.vaultFileBytes !== undefined ? { maxVaultBytes: options.vaultFileBytes } : {}) });
   const sync = createSyncService({
     db,
     adapters: ADAPTERS,

@@ -26,7 +26,12 @@ export async function withRuntime<T>(command: string, work: (runtime: CommandRun
   const config = loadConfig();
   const opened = await openDatabase(config, command);
   try {
-    return await work({ config, services: createServices(opened.db), ownDatabase: true });
+    // The command stores what a gateway would under the same settings (the vault's ceiling of files, for an import).
+    const services = createServices(opened.db, undefined, {
+      publicBase: () => config.baseUrl ?? 'http://localhost:8787',
+      vaultFileBytes: config.vaultFileBytes,
+    });
+    return await work({ config, services, ownDatabase: true });
   } finally {
     await opened.close();
   }
