@@ -156,7 +156,7 @@ describe('link relations over REST and MCP', () => {
       expect(tool?.inputSchema.required).toEqual(['mappingId', 'path']);
       // The result, or a failure (see docs/mcp.md, "Output schemas admit failures").
       const [result, failure] = (tool?.outputSchema as unknown as { anyOf: Array<{ properties: object }> }).anyOf;
-      expect(Object.keys(result!.properties)).toEqual(['path', 'outgoing', 'incoming', 'embeds', 'unresolved', 'truncated']);
+      expect(Object.keys(result!.properties)).toEqual(['path', 'outgoing', 'incoming', 'embeds', 'fileLinks', 'unresolved', 'truncated']);
       expect(Object.keys(failure!.properties)).toEqual(['code', 'message', 'details']);
       expect(tool?.description).toContain('not proof');
     });

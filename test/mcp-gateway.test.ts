@@ -111,7 +111,7 @@ describe('MCP gateway at /api/mcp', () => {
       const events = await client.callTool({ name: 'get_knowledge_events', arguments: { mappingId: suite.owner.mapping.id } });
       expect((events.structuredContent as { events: unknown[] }).events.length).toBeGreaterThanOrEqual(1);
       const graph = await client.callTool({ name: 'query_graph_relations', arguments: { mappingId: suite.owner.mapping.id, path: 'Inbox/hello.md' } });
-      expect(graph.structuredContent).toEqual({ path: 'Inbox/hello.md', outgoing: [], incoming: [], embeds: [], unresolved: [], truncated: false });
+      expect(graph.structuredContent).toEqual({ path: 'Inbox/hello.md', outgoing: [], incoming: [], embeds: [], fileLinks: [], unresolved: [], truncated: false });
       const found = await client.callTool({ name: 'search_notes', arguments: { mappingId: suite.owner.mapping.id, query: 'world' } });
       expect(found.structuredContent).toMatchObject({ results: [{ path: 'Inbox/hello.md', matchedIn: ['body'] }], truncated: false });
       // A tool failure after tools/list: the SDK client checks structuredContent against the listed output schema,

@@ -20,6 +20,15 @@ const NOT_A_PNG = Buffer.from('<script>alert(1)</script>');
 
 const NOTE = ['# Gallery', '', '![[pic.png]]', '', '![a chart](../Media/pic.png)', '', '![[talk.mp3]]', '', '![[spec.pdf]]', '', '![[evil.svg]]', '', '![[Board.canvas]]', ''].join('\n');
 
+const LINKS = [
+  '# Links',
+  '[[spec.pdf|the spec]] and [[Board.canvas]]',
+  '[the picture](../Media/pic.png) and [gallery](Gallery.md)',
+  '[missing](Nowhere.md) and [[Nowhere]]',
+  '[site](https://example.com/x.pdf) and [top](#links)',
+  '',
+].join('\n');
+
 describe('canvases and attachments in the workspace', () => {
   let gateway: TestGateway;
   let owner: PageBrowser;
@@ -46,7 +55,10 @@ describe('canvases and attachments in the workspace', () => {
       { path: 'Media/ä ö.png', content: PNG },
     ]);
     expect(imported.rejected).toEqual([]);
-    await gateway.services.notes.importNotes(actor, mappingId, [{ path: 'Notes/Gallery.md', content: NOTE }]);
+    await gateway.services.notes.importNotes(actor, mappingId, [
+      { path: 'Notes/Gallery.md', content: NOTE },
+      { path: 'Notes/Links.md', content: LINKS },
+    ]);
     const strangerEmail = `files-stranger-${randomBytes(4).toString('hex')}@example.test`;
     await gateway.services.onboarding.bootstrapOwner({ email: strangerEmail, password });
     owner = pageBrowser(gateway.url);
@@ -162,6 +174,23 @@ describe('canvases and attachments in the workspace', () => {
     expect(html).toContain(`<a class="embed" href="${raw('Docs/spec.pdf')}">PDF: spec.pdf</a>`);
     expect(html).toContain(`<a class="embed" href="/workspace/vaults/${mappingId}/file/Media/evil.svg">Attachment: evil.svg</a>`);
     expect(html).toContain(`<a class="embed" href="/workspace/vaults/${mappingId}/file/Board.canvas">Canvas: Board.canvas</a>`);
+  });
+
+  it("renders a note's links to stored files as links to their pages, and its Markdown links as its WikiLinks", async () => {
+    const html = await (await owner.get(`/workspace/vaults/${mappingId}/notes/Notes/Links.md`)).text();
+    const filePage = (path: string) => `/workspace/vaults/${mappingId}/file/${path}`;
+    expect(html).toContain(`<a class="wikilink" href="${filePage('Docs/spec.pdf')}">the spec</a>`);
+    expect(html).toContain(`<a class="wikilink" href="${filePage('Board.canvas')}">Board.canvas</a>`);
+    expect(html).toContain(`<a href="${filePage('Media/pic.png')}">the picture</a>`);
+    expect(html).toContain(`<a href="/workspace/vaults/${mappingId}/notes/Notes/Gallery.md">gallery</a>`);
+    // A Markdown link to no note searches for it, as a WikiLink does; external links and anchors stay as written.
+    expect(html).toContain(`<a href="/workspace/vaults/${mappingId}?q=Nowhere.md" class="wikilink unresolved" title="No note of this name yet">missing</a>`);
+    expect(html).toContain('<a href="https://example.com/x.pdf" rel="noopener noreferrer nofollow">site</a>');
+    expect(html).toContain('<a href="#links">top</a>');
+    // The files it links to are listed with its links, each once.
+    const files = html.slice(html.indexOf('id="files-h"'));
+    expect(files.indexOf(filePage('Board.canvas'))).toBeGreaterThan(0);
+    expect([...files.matchAll(/<li><a href="([^"]+)">/g)].slice(0, 3).map((m) => m[1])).toEqual([filePage('Board.canvas'), filePage('Docs/spec.pdf'), filePage('Media/pic.png')]);
   });
 
   it('lists file changes on the events page, each linking to the file\'s page, not to a note', async () => {

@@ -49,6 +49,12 @@ export const EmbedSchema = z.object({
   ),
   ...LinkFields,
 });
+/** A link (not an embed) of the note to a stored canvas or attachment (`[[spec.pdf]]`, `[plan](Papers/plan.pdf)`). */
+export const FileLinkSchema = z.object({
+  target: z.string().describe('The target as written'),
+  file: EmbeddedFileSchema.describe('The canvas or attachment it resolves to, by the same rules as embeds'),
+  ...LinkFields,
+});
 /** A link of the note whose target matches no note of the vault. */
 export const UnresolvedLinkSchema = z.object({ target: z.string().describe('The target as written'), ...LinkFields });
 
@@ -58,7 +64,8 @@ export const GraphRelationsSchema = z.object({
   outgoing: z.array(OutgoingLinkSchema).describe('Its links to existing notes, embeds apart, in note order'),
   incoming: z.array(IncomingLinkSchema).describe('Links of other notes that resolve to it, by source path'),
   embeds: z.array(EmbedSchema).describe('Its embeds, in note order'),
-  unresolved: z.array(UnresolvedLinkSchema).describe('Its links to notes that do not exist, in note order'),
+  fileLinks: z.array(FileLinkSchema).describe('Its links (embeds apart) to stored canvases and attachments, in note order'),
+  unresolved: z.array(UnresolvedLinkSchema).describe('Its links to no note and no stored file, in note order'),
   truncated: z
     .boolean()
     .describe('True when a list was cut at the limit or the search for incoming links stopped early: more relations may exist'),
@@ -67,6 +74,8 @@ export const GraphRelationsSchema = z.object({
 export type GraphRelations = z.infer<typeof GraphRelationsSchema>;
 /** See OutgoingLinkSchema. */
 export type OutgoingLink = z.infer<typeof OutgoingLinkSchema>;
+/** See FileLinkSchema. */
+export type FileLink = z.infer<typeof FileLinkSchema>;
 /** See IncomingLinkSchema. */
 export type IncomingLink = z.infer<typeof IncomingLinkSchema>;
 /** See EmbeddedFileSchema. */

@@ -10,7 +10,7 @@ export {
   OutgoingLinkSchema,
   UnresolvedLinkSchema,
 } from './contract.ts';
-export type { Embed, EmbeddedFile, GraphRelations, IncomingLink, OutgoingLink, RelationsRequest, UnresolvedLink } from './contract.ts';
+export type { Embed, EmbeddedFile, FileLink, GraphRelations, IncomingLink, OutgoingLink, RelationsRequest, UnresolvedLink } from './contract.ts';
 export { RESOLVER_CACHE_VAULTS } from './resolver-cache.ts';
 export { createGraphService } from './service.ts';
 export type { GraphOptions, GraphService } from './service.ts';

@@ -93,7 +93,7 @@ describe('the link graph of a hosted vault', () => {
     expect(graph.truncated).toBe(false);
   });
 
-  it('resolves embeds of stored canvases and attachments to the file, its kind and media type', async () => {
+  it('resolves embeds and links of stored canvases and attachments to the file, its kind and media type', async () => {
     const files = createFilesService(db, services.vaults, { idempotency: services.idempotency });
     const png = Buffer.concat([PNG_SIGNATURE, Buffer.from('pixels')]);
     const imported = await files.importFiles(owner.actor, mappingId, [
@@ -104,7 +104,7 @@ describe('the link graph of a hosted vault', () => {
       { path: 'photo.png', content: png },
     ]);
     expect(imported.rejected).toEqual([]);
-    const content = ['![[diagram.png]]', '![](../Media/a%20b.png)', '![[Map.canvas|the map]]', '![[Docs/spec.pdf#page=2]]', '![[photo.png]]', '![[gone.png]]', '[[photo.png]]', ''].join('\n');
+    const content = ['![[diagram.png]]', '![](../Media/a%20b.png)', '![[Map.canvas|the map]]', '![[Docs/spec.pdf#page=2]]', '![[photo.png]]', '![[gone.png]]', '[[photo.png]]', '[[spec.pdf|the spec]]', '[again](../Docs/spec.pdf)', '[[nothing.pdf]]', '[[photo.png.md]]', ''].join('\n');
     // A note named photo.png.md: an embed of photo.png still names the file, as in Obsidian.
     await write([{ path: 'C/Embeds.md', content }, { path: 'photo.png.md', content: '# not the picture\n' }]);
     const graph = await relations('C/Embeds.md');
@@ -116,13 +116,23 @@ describe('the link graph of a hosted vault', () => {
       ['photo.png', null, { path: 'photo.png', kind: 'attachment', mediaType: 'image/png', size: png.length }, 'wikilink', null, 5],
       ['gone.png', null, null, 'wikilink', null, 6],
     ]);
-    // A plain link (not an embed) keeps resolving to notes only: [[photo.png]] is the note photo.png.md.
+    // Plain links name files by the same rules and list them apart: [[photo.png]] is the file, not photo.png.md.
+    const spec = { path: 'Docs/spec.pdf', kind: 'attachment', mediaType: 'application/pdf', size: 9 };
+    expect(graph.fileLinks).toEqual([
+      { target: 'photo.png', file: { path: 'photo.png', kind: 'attachment', mediaType: 'image/png', size: png.length }, kind: 'wikilink', heading: null, blockId: null, alias: null, line: 7 },
+      { target: 'spec.pdf', file: spec, kind: 'wikilink', heading: null, blockId: null, alias: 'the spec', line: 8 },
+      { target: '../Docs/spec.pdf', file: spec, kind: 'markdown', heading: null, blockId: null, alias: 'again', line: 9 },
+    ]);
+    // What names no file is a note link as before: resolved, or unresolved.
     expect(graph.outgoing.map((l) => l.path)).toEqual(['photo.png.md']);
+    expect(graph.unresolved.map((l) => l.target)).toEqual(['nothing.pdf']);
     // Another account's vault with the same files resolves nothing of ours.
     const other = await createOwner(services, 'graph-files-other');
     await services.notes.importNotes(other.actor, other.mapping.id, [{ path: 'C/Embeds.md', content }]);
     const theirs = await services.graph.relations(other.actor, other.mapping.id, { path: 'C/Embeds.md' });
     expect(theirs.embeds.every((e) => e.file === null)).toBe(true);
+    expect(theirs.fileLinks).toEqual([]);
+    expect(theirs.unresolved.map((l) => l.target)).toEqual(['photo.png', 'spec.pdf', '../Docs/spec.pdf', 'nothing.pdf', 'photo.png.md']);
   });
 
   it('counts as incoming only the links that resolve to this note, not to another note of the same name', async () => {

@@ -12,6 +12,7 @@ import {
   MAX_RELATIONS_LIMIT,
   type Embed,
   type EmbeddedFile,
+  type FileLink,
   type GraphRelations,
   type IncomingLink,
   type OutgoingLink,
@@ -24,8 +25,8 @@ import * as store from './store.ts';
 /** The WikiLink graph of hosted vaults. */
 export interface GraphService {
   /**
-   * The relations of one note: its outgoing links, embeds and unresolved links, and the links of other notes
-   * that resolve to it, each list bounded by `limit`. Targets are resolved against the vault's current notes
+   * The relations of one note: its outgoing links, embeds, links to stored files and unresolved links, and the
+   * links of other notes that resolve to it, each list bounded by `limit`. Targets are resolved against the vault's current notes
    * (docs/markdown.md), so a note created later resolves links written earlier. `not_found` when there is no
    * such note; device-encrypted mappings are refused, since links come from note bodies.
    */
@@ -58,35 +59,36 @@ function nameKeysOf(path: string): string[] {
   return key.endsWith('.md') ? [key, targetNameKey(key)] : [key];
 }
 
-/** The stored file each embed target of the note names (files/resolve.ts), by target as written. */
-async function embeddedFilesOf(db: Database, vaultId: string, links: readonly store.LinkRow[], sourcePath: string): Promise<Map<string, EmbeddedFile>> {
-  const targets = links.filter((link) => link.embed).map((link) => link.target);
-  const found = await resolveFileTargets(db, vaultId, sourcePath, targets);
+/** The stored file each link or embed target of the note names (files/resolve.ts), by target as written. */
+async function linkedFilesOf(db: Database, vaultId: string, links: readonly store.LinkRow[], sourcePath: string): Promise<Map<string, EmbeddedFile>> {
+  const found = await resolveFileTargets(db, vaultId, sourcePath, links.map((link) => link.target));
   const files = new Map<string, EmbeddedFile>();
   for (const [target, file] of found) files.set(target, { path: file.path, kind: file.kind, mediaType: file.mediaType, size: file.size });
   return files;
 }
 
-/** Sorts what one note links to into the three outgoing lists; embeds of stored files name them (`files`). */
+/** Sorts what one note links to into the four outgoing lists; links and embeds of stored files name them (`files`). */
 function outgoingOf(links: readonly store.LinkRow[], sourcePath: string, resolver: LinkResolver, limit: number, files: ReadonlyMap<string, EmbeddedFile>) {
   const outgoing: OutgoingLink[] = [];
   const embeds: Embed[] = [];
+  const fileLinks: FileLink[] = [];
   const unresolved: UnresolvedLink[] = [];
   let truncated = links.length >= MAX_LINKS_PER_NOTE; // the note index keeps only the first links of a note
   for (const link of links) {
-    // A file named exactly by an embed wins over a note named by the target plus `.md` (Obsidian's order).
-    const file = link.embed ? (files.get(link.target) ?? null) : null;
+    // A file named exactly by the target wins over a note named by the target plus `.md` (Obsidian's order).
+    const file = files.get(link.target) ?? null;
     const resolved = file ? null : (resolver.resolve(link.target, sourcePath) ?? null);
-    const list: unknown[] = link.embed ? embeds : resolved === null ? unresolved : outgoing;
+    const list: unknown[] = link.embed ? embeds : file ? fileLinks : resolved === null ? unresolved : outgoing;
     if (list.length >= limit) {
       truncated = true;
       continue;
     }
     if (link.embed) embeds.push({ target: link.target, resolved, file, ...linkFields(link) });
+    else if (file) fileLinks.push({ target: link.target, file, ...linkFields(link) });
     else if (resolved === null) unresolved.push({ target: link.target, ...linkFields(link) });
     else outgoing.push({ path: resolved, target: link.target, ...linkFields(link) });
   }
-  return { outgoing, embeds, unresolved, truncated };
+  return { outgoing, embeds, fileLinks, unresolved, truncated };
 }
 
 /**
@@ -151,13 +153,14 @@ export function createGraphService(db: Database, vaults: VaultsService, options:
       if (!note) throw new KgateError('not_found', 'There is no note at this path.');
       const resolver = await resolvers.resolverFor(mapping.vaultId, version);
       const links = await store.listLinksOf(db, note.id);
-      const out = outgoingOf(links, note.path, resolver, limit, await embeddedFilesOf(db, mapping.vaultId, links, note.path));
+      const out = outgoingOf(links, note.path, resolver, limit, await linkedFilesOf(db, mapping.vaultId, links, note.path));
       const into = await incomingOf(db, mapping.vaultId, note, resolver, { limit, candidates });
       return {
         path: note.path,
         outgoing: out.outgoing,
         incoming: into.incoming.sort(bySourceThenLine),
         embeds: out.embeds,
+        fileLinks: out.fileLinks,
         unresolved: out.unresolved,
         truncated: out.truncated || into.truncated,
       };

@@ -9,7 +9,8 @@ export const queryGraphRelations = defineOperation({
   summary: 'Query the link relations of a note',
   description:
     'The WikiLink and internal Markdown link relations of one note: `outgoing` (links to existing notes), `embeds` ' +
-    '(with the note each resolves to, or null), `unresolved` (links to notes that do not exist) and `incoming` (links ' +
+    '(with the note or stored file each resolves to, or null), `fileLinks` (links to stored canvases and attachments), ' +
+    '`unresolved` (links to no note and no file) and `incoming` (links ' +
     'of other notes that resolve to this one, with their source path). Targets resolve as Obsidian resolves them, ' +
     'against the vault as it is now. Each list holds at most `limit` items; `truncated: true` means more relations ' +
     'may exist, so a truncated answer is not proof that a relation is absent.',

@@ -58,7 +58,7 @@ function linkTargets(mappingId: string, relations: GraphRelations): (target: str
   const targets = new Map<string, string | null>();
   for (const link of relations.outgoing) targets.set(link.target, noteUrl(mappingId, link.path));
   for (const embed of relations.embeds) {
-    // An embed of a stored file is drawn by embeddedFiles; a link with the same text may still name a note.
+    // An embed of a stored file is drawn by linkedFiles, as is every link with the same target.
     if (embed.file === null && !targets.has(embed.target)) targets.set(embed.target, embed.resolved === null ? null : noteUrl(mappingId, embed.resolved));
   }
   for (const link of relations.unresolved) if (!targets.has(link.target)) targets.set(link.target, null);
@@ -67,26 +67,31 @@ function linkTargets(mappingId: string, relations: GraphRelations): (target: str
   return (target) => targets.get(target);
 }
 
-/** The stored canvas or attachment each embed of the note names, from its relations, with its workspace addresses. */
-function embeddedFiles(mappingId: string, relations: GraphRelations): EmbeddedFiles {
+/** The stored canvas or attachment each embed and link of the note names, from its relations, with its workspace addresses. */
+function linkedFiles(mappingId: string, relations: GraphRelations): EmbeddedFiles {
   const files = new Map<string, EmbeddedFileLink>();
-  for (const embed of relations.embeds) {
-    if (embed.file === null || files.has(embed.target)) continue;
-    const { path, kind, mediaType } = embed.file;
-    files.set(embed.target, { path, kind, mediaType, page: filePageUrl(mappingId, path), raw: fileRawUrl(mappingId, path) });
+  for (const link of [...relations.embeds, ...relations.fileLinks]) {
+    if (link.file === null || files.has(link.target)) continue;
+    const { path, kind, mediaType } = link.file;
+    files.set(link.target, { path, kind, mediaType, page: filePageUrl(mappingId, path), raw: fileRawUrl(mappingId, path) });
   }
   return (target) => files.get(target);
 }
 
-/** Lists of the note's links to other notes and of the notes that link to it (backlinks), each once per note. */
+/** Lists of the note's links to other notes, of the notes that link to it (backlinks) and of the files it links to or embeds, each once. */
 function relationsSection(mappingId: string, relations: GraphRelations): SafeHtml {
   const unique = (paths: string[]) => [...new Set(paths)];
   const outgoing = unique(relations.outgoing.map((l) => l.path).filter((p) => p !== relations.path));
   const backlinks = unique(relations.incoming.map((l) => l.sourcePath));
+  const files = unique([...relations.fileLinks, ...relations.embeds].flatMap((l) => (l.file ? [l.file.path] : []))).sort();
   const list = (paths: string[], empty: string) =>
     paths.length === 0 ? html`<p class="muted">${empty}</p>` : html`<ul>${paths.map((p) => html`<li><a href="${noteUrl(mappingId, p)}">${p}</a></li>`)}</ul>`;
   return html`<section aria-labelledby="links-h"><h2 id="links-h">Links</h2>${list(outgoing, 'This note links to no other note.')}</section>
     <section aria-labelledby="backlinks-h"><h2 id="backlinks-h">Backlinks</h2>${list(backlinks, 'No note links here.')}</section>
+    ${files.length > 0
+      ? html`<section aria-labelledby="files-h"><h2 id="files-h">Canvases and attachments</h2>
+          <ul>${files.map((p) => html`<li><a href="${filePageUrl(mappingId, p)}">${p}</a></li>`)}</ul></section>`
+      : ''}
     ${relations.unresolved.length > 0
       ? html`<section aria-labelledby="unresolved-h"><h2 id="unresolved-h">Links to notes that do not exist</h2>
           <ul>${unique(relations.unresolved.map((l) => l.target)).map((t) => html`<li><a href="${searchUrl(mappingId, t)}">${t}</a></li>`)}</ul></section>`
@@ -123,7 +128,7 @@ export function notePages(deps: WorkspaceDependencies): Hono<HttpEnv> {
       const path = notePathOf(c.req.path, mappingId);
       const note = await call<NoteView>(readNote, { mappingId, path });
       const relations = await call<GraphRelations>(queryGraphRelations, { mappingId, path: note.path, limit: RELATIONS_LIMIT });
-      const rendered = renderNote(note.content, linkTargets(mappingId, relations), (q) => searchUrl(mappingId, q), embeddedFiles(mappingId, relations));
+      const rendered = renderNote(note.content, linkTargets(mappingId, relations), (q) => searchUrl(mappingId, q), linkedFiles(mappingId, relations));
       const folder = note.path.includes('/') ? note.path.slice(0, note.path.lastIndexOf('/')) : '';
       // Audio players of embedded files play from our own route (file-pages.ts).
       return allowOwnMedia(sendPage(c, {

@@ -10,7 +10,7 @@ import { presentationOf } from './file-serving.ts';
  */
 export type LinkTargets = (target: string) => string | null | undefined;
 
-/** A stored canvas or attachment that an embed names, with its workspace addresses. */
+/** A stored canvas or attachment that an embed or a link names, with its workspace addresses. */
 export interface EmbeddedFileLink {
   path: string;
   kind: 'canvas' | 'attachment';
@@ -21,7 +21,7 @@ export interface EmbeddedFileLink {
   raw: string;
 }
 
-/** The stored file an embed target (as written; Markdown targets URL-decoded) names, if any. */
+/** The stored file a link or embed target (as written; Markdown targets URL-decoded) names, if any. */
 export type EmbeddedFiles = (target: string) => EmbeddedFileLink | undefined;
 
 /** A note as the workspace shows it: its frontmatter (parsed, or why not) and its body as safe HTML. */
@@ -99,8 +99,9 @@ function createRenderer(): MarkdownIt {
     const env = rendering as RenderEnv;
     const link = tokens[idx]!.meta as unknown as WikiLinkMeta;
     const text = md.utils.escapeHtml(displayOf(link));
-    const file = link.embed ? env.files(link.target) : undefined;
-    if (file) return fileEmbed(md, file, link.alias, env.secret);
+    const file = env.files(link.target);
+    if (file && link.embed) return fileEmbed(md, file, link.alias, env.secret);
+    if (file) return `<a class="wikilink" href="${md.utils.escapeHtml(file.page)}">${text}</a>`;
     const href = env.targets(link.target);
     if (link.embed) {
       return href ? `<a class="embed" href="${md.utils.escapeHtml(href)}">Embedded: ${text}</a>` : `<span class="embed missing">Embedded: ${text}</span>`;
@@ -108,6 +109,27 @@ function createRenderer(): MarkdownIt {
     if (href) return `<a class="wikilink" href="${md.utils.escapeHtml(href)}">${text}</a>`;
     const title = href === null ? 'No note of this name yet' : 'Not resolved here: search for it';
     return `<a class="wikilink unresolved" href="${md.utils.escapeHtml(env.searchUrl(link.target))}" title="${title}">${text}</a>`;
+  };
+  // An internal Markdown link leads where the note's relations say, as a WikiLink does: to the note or stored file it
+  // resolves to, or to a search when it resolves to nothing. Left as written when its target is not known.
+  const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+  md.renderer.rules.link_open = (tokens, idx, options, rendering, self) => {
+    const env = rendering as RenderEnv;
+    const token = tokens[idx]!;
+    const href = String(token.attrGet('href') ?? '');
+    const target = href.startsWith('#') ? undefined : markdownTarget(href);
+    if (target !== undefined && target !== '') {
+      const file = env.files(target);
+      const note = file ? undefined : env.targets(target);
+      if (file) token.attrSet('href', file.page);
+      else if (note) token.attrSet('href', note);
+      else if (note === null) {
+        token.attrSet('href', env.searchUrl(target));
+        token.attrSet('class', 'wikilink unresolved');
+        token.attrSet('title', 'No note of this name yet');
+      }
+    }
+    return defaultLinkOpen(tokens, idx, options, rendering, self);
   };
   const defaultImage = md.renderer.rules.image!;
   md.renderer.rules.image = (tokens, idx, options, rendering, self) => {
