@@ -23,6 +23,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { fileLinksBenchmark } from './file-links.ts';
 import { obsidianVaultBenchmark } from './obsidian-vault.ts';
 import { automationBenchmark } from './automation.ts';
 import { beforeAndAfter } from './before-after.ts';
@@ -45,7 +46,7 @@ import type { Benchmark, BenchmarkOptions, BenchmarkReport } from './support/ben
 import { machineFacts } from './support/machine.ts';
 
 /** Every benchmark `npm run bench` runs, in order. */
-export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark, remoteMappingsBenchmark, productRuntimeBenchmark, publishedIntelligenceBenchmark, educationAnalysisBenchmark, educationGenerationBenchmark, automationBenchmark, obsidianVaultBenchmark, sectionWritesBenchmark];
+export const BENCHMARKS: readonly Benchmark[] = [importThroughput, httpThroughput, mcpThroughput, vaultSearch, coldStart, workspacePages, knowledgeCompilation, knowledgeTools, proposalsBenchmark, remoteMappingsBenchmark, productRuntimeBenchmark, publishedIntelligenceBenchmark, educationAnalysisBenchmark, educationGenerationBenchmark, automationBenchmark, obsidianVaultBenchmark, sectionWritesBenchmark, fileLinksBenchmark];
 
 /**
  * Benchmarks that run only when `--only` names them: the before-and-after comparison checks out another commit and
