@@ -26,9 +26,9 @@ import * as store from './store.ts';
 export interface GraphService {
   /**
    * The relations of one note: its outgoing links, embeds, links to stored files and unresolved links, and the
-   * links of other notes that resolve to it, each list bounded by `limit`. Targets are resolved against the vault's current notes
-   * (docs/markdown.md), so a note created later resolves links written earlier. `not_found` when there is no
-   * such note; device-encrypted mappings are refused, since links come from note bodies.
+   * links of other notes that resolve to it, each list bounded by `limit`. Targets are resolved against the vault's
+   * current notes and files (docs/markdown.md), so a note created later resolves links written earlier.
+   * `not_found` when there is no such note; device-encrypted mappings are refused, since links come from note bodies.
    */
   relations(actor: Actor, mappingId: string, request: RelationsRequest): Promise<GraphRelations>;
 }

@@ -67,7 +67,7 @@ function linkTargets(mappingId: string, relations: GraphRelations): (target: str
   return (target) => targets.get(target);
 }
 
-/** The stored canvas or attachment each embed and link of the note names, from its relations, with its workspace addresses. */
+/** The stored canvas or attachment each embed and link of the note names, from its relations, with its addresses. */
 function linkedFiles(mappingId: string, relations: GraphRelations): EmbeddedFiles {
   const files = new Map<string, EmbeddedFileLink>();
   for (const link of [...relations.embeds, ...relations.fileLinks]) {
@@ -78,7 +78,7 @@ function linkedFiles(mappingId: string, relations: GraphRelations): EmbeddedFile
   return (target) => files.get(target);
 }
 
-/** Lists of the note's links to other notes, of the notes that link to it (backlinks) and of the files it links to or embeds, each once. */
+/** The note's links to other notes, the notes that link to it (backlinks), and the files it links to or embeds. */
 function relationsSection(mappingId: string, relations: GraphRelations): SafeHtml {
   const unique = (paths: string[]) => [...new Set(paths)];
   const outgoing = unique(relations.outgoing.map((l) => l.path).filter((p) => p !== relations.path));
