@@ -193,6 +193,20 @@ describe('canvases and attachments in the workspace', () => {
     expect([...files.matchAll(/<li><a href="([^"]+)">/g)].slice(0, 3).map((m) => m[1])).toEqual([filePage('Board.canvas'), filePage('Docs/spec.pdf'), filePage('Media/pic.png')]);
   });
 
+  it("shows on a file's page the notes that link to it or embed it, and says so when none does", async () => {
+    const notesLinkingTo = async (path: string) => {
+      const html = await (await owner.get(`/workspace/vaults/${mappingId}/file/${path}`)).text();
+      const section = html.slice(html.indexOf('id="file-backlinks-h"'), html.indexOf('</section>', html.indexOf('id="file-backlinks-h"')));
+      expect(section, path).toContain('Notes that link here');
+      return { links: [...section.matchAll(/<li><a href="[^"]+\/notes\/([^"]+)">/g)].map((m) => m[1]), section };
+    };
+    expect((await notesLinkingTo('Docs/spec.pdf')).links).toEqual(['Notes/Gallery.md', 'Notes/Links.md']);
+    expect((await notesLinkingTo('Media/pic.png')).links).toEqual(['Notes/Gallery.md', 'Notes/Links.md']);
+    const unlinked = await notesLinkingTo('Media/page.html');
+    expect(unlinked.links).toEqual([]);
+    expect(unlinked.section).toContain('No note links to this file or embeds it.');
+  });
+
   it('lists file changes on the events page, each linking to the file\'s page, not to a note', async () => {
     const page = await owner.get(`/workspace/vaults/${mappingId}/events`);
     expect(page.status).toBe(200);

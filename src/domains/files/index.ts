@@ -5,4 +5,4 @@ export type { FilesServiceOptions } from './service.ts';
 export { assertPortableFilePath, fileKindOf, filePathKey, normalizeFilePath } from './paths.ts';
 export type { InvalidFilePathReason } from './paths.ts';
 export { extensionOf, mediaTypeOf } from './media-types.ts';
-export { resolveFileTarget, resolveFileTargets, MAX_RESOLVE_CANDIDATES } from './resolve.ts';
+export { fileNameResolver, resolveFileTarget, resolveFileTargets, MAX_RESOLVE_CANDIDATES } from './resolve.ts';

@@ -74,6 +74,19 @@ export async function resolveFileTargets(
   return resolved;
 }
 
+/**
+ * Resolves, from any note, the link targets that name the file name of `filePath` (`spec.pdf`, `Docs/spec.pdf`,
+ * `../Docs/spec.pdf`): with one read of the vault's files of that name, which are all such a target can name.
+ * Answers the path of the file a target resolves to from its note, or undefined.
+ */
+export async function fileNameResolver(sql: Sql, vaultId: string, filePath: string): Promise<(target: string, sourcePath: string) => string | undefined> {
+  const key = targetKey(filePath);
+  const name = key.slice(key.lastIndexOf('/') + 1);
+  const rows = await findResolutionCandidates(sql, vaultId, [], [name], MAX_RESOLVE_CANDIDATES);
+  const resolver = createLinkResolver(rows.map((row) => row.path));
+  return (target, sourcePath) => (targetKey(target) === '' ? undefined : resolver.resolve(target, sourcePath));
+}
+
 /** The one stored file a target resolves to from `sourcePath`, or undefined. */
 export async function resolveFileTarget(sql: Sql, vaultId: string, sourcePath: string, target: string): Promise<VaultFileSummary | undefined> {
   return (await resolveFileTargets(sql, vaultId, sourcePath, [target])).get(target);

@@ -126,12 +126,33 @@ describe('the link graph of a hosted vault', () => {
     // What names no file is a note link as before: resolved, or unresolved.
     expect(graph.outgoing.map((l) => l.path)).toEqual(['photo.png.md']);
     expect(graph.unresolved.map((l) => l.target)).toEqual(['nothing.pdf']);
+    // The note photo.png.md is linked to only by the link that names it: [[photo.png]] is the image's.
+    expect((await relations('photo.png.md')).incoming.map((l) => [l.sourcePath, l.line, l.embed])).toEqual([['C/Embeds.md', 11, false]]);
+    // A file's backlinks: every link and embed of it, by name, by path and relative, from its own note.
+    const specLinks = await services.graph.fileIncoming(owner.actor, mappingId, { path: 'Docs/spec.pdf' });
+    expect(specLinks.incoming.map((l) => [l.sourcePath, l.line, l.embed, l.kind])).toEqual([
+      ['C/Embeds.md', 4, true, 'wikilink'],
+      ['C/Embeds.md', 8, false, 'wikilink'],
+      ['C/Embeds.md', 9, false, 'markdown'],
+    ]);
+    expect(specLinks.truncated).toBe(false);
+    // A note beside another spec.pdf links to that one, not to Docs/spec.pdf; a bound cuts the list and says so.
+    await files.importFiles(owner.actor, mappingId, [{ path: 'D/E/spec.pdf', content: Buffer.from('%PDF-1.7\nD\n') }]);
+    await write([{ path: 'D/E/Near.md', content: '[[spec.pdf]]\n' }]);
+    const near = await services.graph.fileIncoming(owner.actor, mappingId, { path: 'D/E/spec.pdf' });
+    expect(near.incoming.map((l) => l.sourcePath)).toEqual(['D/E/Near.md']);
+    expect((await services.graph.fileIncoming(owner.actor, mappingId, { path: 'Docs/spec.pdf' })).incoming.map((l) => l.sourcePath)).not.toContain('D/E/Near.md');
+    expect(await services.graph.fileIncoming(owner.actor, mappingId, { path: 'Docs/spec.pdf', limit: 2 })).toMatchObject({ incoming: [{ line: 4 }, { line: 8 }], truncated: true });
+    expect((await services.graph.fileIncoming(owner.actor, mappingId, { path: 'Docs/none.pdf' })).incoming).toEqual([]);
     // Another account's vault with the same files resolves nothing of ours.
     const other = await createOwner(services, 'graph-files-other');
     await services.notes.importNotes(other.actor, other.mapping.id, [{ path: 'C/Embeds.md', content }]);
     const theirs = await services.graph.relations(other.actor, other.mapping.id, { path: 'C/Embeds.md' });
     expect(theirs.embeds.every((e) => e.file === null)).toBe(true);
     expect(theirs.fileLinks).toEqual([]);
+    // Nor does anyone see our file's backlinks: their vault has no such file, and ours is not theirs to read.
+    expect((await services.graph.fileIncoming(other.actor, other.mapping.id, { path: 'Docs/spec.pdf' })).incoming).toEqual([]);
+    await expect(services.graph.fileIncoming(other.actor, mappingId, { path: 'Docs/spec.pdf' })).rejects.toMatchObject({ code: 'not_found' });
     expect(theirs.unresolved.map((l) => l.target)).toEqual(['photo.png', 'spec.pdf', '../Docs/spec.pdf', 'nothing.pdf', 'photo.png.md']);
   });
 

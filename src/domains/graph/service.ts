@@ -2,7 +2,7 @@ import type { Database } from '../../db/port.ts';
 import { KgateError } from '../../kernel/errors.ts';
 import type { Actor } from '../../kernel/principal.ts';
 import { normalizeNotePath, notePathKey } from '../../kernel/vault-path.ts';
-import { resolveFileTargets } from '../files/index.ts';
+import { fileNameResolver, resolveFileTargets } from '../files/index.ts';
 import type { LinkResolver } from '../markdown/index.ts';
 import { MAX_LINKS_PER_NOTE, assertReadableBodies, targetNameKey } from '../notes/index.ts';
 import type { VaultsService } from '../vaults/index.ts';
@@ -31,6 +31,11 @@ export interface GraphService {
    * `not_found` when there is no such note; device-encrypted mappings are refused, since links come from note bodies.
    */
   relations(actor: Actor, mappingId: string, request: RelationsRequest): Promise<GraphRelations>;
+  /**
+   * The links and embeds of notes that resolve to the stored canvas or attachment at `path` (a file's backlinks),
+   * by source path then line, at most `limit` (default DEFAULT_RELATIONS_LIMIT). Empty when no such file is stored.
+   */
+  fileIncoming(actor: Actor, mappingId: string, request: RelationsRequest): Promise<{ incoming: IncomingLink[]; truncated: boolean }>;
 }
 
 /** Most incoming candidates read per query. */
@@ -91,32 +96,37 @@ function outgoingOf(links: readonly store.LinkRow[], sourcePath: string, resolve
   return { outgoing, embeds, fileLinks, unresolved, truncated };
 }
 
+/** Where incoming links are looked for: the name keys they name, a note whose own links are left out, and the test. */
+interface IncomingSearch {
+  nameKeys: readonly string[];
+  /** The note itself, whose links to itself are outgoing; undefined for a file. */
+  excludeNoteId: string | undefined;
+  /** Whether a candidate link, resolved from its own note, names what the search is for. */
+  resolvesHere(target: string, sourcePath: string): boolean;
+}
+
+/** Stands for "no note" in the candidates query: no note has the nil UUID. */
+const NO_NOTE = '00000000-0000-0000-0000-000000000000';
+
 /**
- * Links of other notes that resolve to the note: candidates are read by the file name they name, in pages, and
- * each is resolved from its own note, since several notes may share a file name. Stops at `limit` links or
+ * Links of other notes that resolve to a note or a file: candidates are read by the file name they name, in pages,
+ * and each is resolved from its own note, since several notes or files may share a name. Stops at `limit` links or
  * `candidates` candidates read, and says so.
  */
-async function incomingOf(
-  db: Database,
-  vaultId: string,
-  note: { id: string; path: string },
-  resolver: LinkResolver,
-  bounds: { limit: number; candidates: number },
-) {
+async function incomingOf(db: Database, vaultId: string, search: IncomingSearch, bounds: { limit: number; candidates: number }) {
   const { limit, candidates } = bounds;
   const incoming: IncomingLink[] = [];
-  const key = notePathKey(note.path);
   let scanned = 0;
-  for (const nameKey of nameKeysOf(note.path)) {
+  for (const nameKey of search.nameKeys) {
     let after: store.CandidateCursor | null = null;
     for (;;) {
       // Enough for the links still wanted, should they all resolve here; one more tells whether more exist.
       const pageSize = Math.min(CANDIDATE_PAGE, Math.max(limit - incoming.length + 1, MIN_CANDIDATE_PAGE), candidates - scanned + 1);
-      const rows = await store.listIncomingCandidates(db, vaultId, nameKey, note.id, after, pageSize);
+      const rows = await store.listIncomingCandidates(db, vaultId, nameKey, search.excludeNoteId ?? NO_NOTE, after, pageSize);
       for (const row of rows) {
         if (scanned === candidates) return { incoming, truncated: true };
         scanned += 1;
-        if (resolver.resolve(row.target, row.source_path)?.toLowerCase() !== key) continue;
+        if (!search.resolvesHere(row.target, row.source_path)) continue;
         if (incoming.length === limit) return { incoming, truncated: true };
         incoming.push({ sourcePath: row.source_path, embed: row.embed, ...linkFields(row) });
       }
@@ -154,7 +164,18 @@ export function createGraphService(db: Database, vaults: VaultsService, options:
       const resolver = await resolvers.resolverFor(mapping.vaultId, version);
       const links = await store.listLinksOf(db, note.id);
       const out = outgoingOf(links, note.path, resolver, limit, await linkedFilesOf(db, mapping.vaultId, links, note.path));
-      const into = await incomingOf(db, mapping.vaultId, note, resolver, { limit, candidates });
+      const key = notePathKey(note.path);
+      const nameKeys = nameKeysOf(note.path);
+      // A target that names a stored file names the file, not this note (as outgoing links resolve): [[photo.png]]
+      // beside photo.png and photo.png.md is a link to the image.
+      const files = await Promise.all(nameKeys.map((name) => fileNameResolver(db, mapping.vaultId, name)));
+      const here = {
+        nameKeys,
+        excludeNoteId: note.id,
+        resolvesHere: (target: string, sourcePath: string) =>
+          files.every((file) => file(target, sourcePath) === undefined) && resolver.resolve(target, sourcePath)?.toLowerCase() === key,
+      };
+      const into = await incomingOf(db, mapping.vaultId, here, { limit, candidates });
       return {
         path: note.path,
         outgoing: out.outgoing,
@@ -164,6 +185,20 @@ export function createGraphService(db: Database, vaults: VaultsService, options:
         unresolved: out.unresolved,
         truncated: out.truncated || into.truncated,
       };
+    },
+    async fileIncoming(actor, mappingId, request) {
+      const limit = boundedLimit(request.limit);
+      const mapping = await vaults.resolveHostedMapping(actor.accountId, mappingId, 'read');
+      assertReadableBodies(mapping);
+      const path = request.path.normalize('NFC');
+      const file = await fileNameResolver(db, mapping.vaultId, path);
+      const here = {
+        nameKeys: [targetNameKey(path)],
+        excludeNoteId: undefined,
+        resolvesHere: (target: string, sourcePath: string) => file(target, sourcePath)?.toLowerCase() === path.toLowerCase(),
+      };
+      const into = await incomingOf(db, mapping.vaultId, here, { limit, candidates });
+      return { incoming: into.incoming.sort(bySourceThenLine), truncated: into.truncated };
     },
   };
 }

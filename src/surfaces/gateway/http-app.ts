@@ -154,8 +154,8 @@ export function createHttpApp(deps: HttpDependencies, pipeline: Pipeline = creat
       version: deps.version,
     }),
   );
-  const { scopes, knowledge, proposals, views, synthesis, traces, packs, models, educationRubrics, files } = deps.services;
-  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline, scopes, knowledge, proposals, views, synthesis, traces, packs, files, ...(models ? { models } : {}), ...(educationRubrics ? { educationRubrics } : {}) }));
+  const { scopes, knowledge, proposals, views, synthesis, traces, packs, models, educationRubrics, files, graph } = deps.services;
+  app.route('/', webPages({ ...deps, baseUrl: () => deps.baseUrl, pipeline, scopes, knowledge, proposals, views, synthesis, traces, packs, files, graph, ...(models ? { models } : {}), ...(educationRubrics ? { educationRubrics } : {}) }));
   app.route('/', sessionTransactions({ pipeline, baseUrl: () => deps.baseUrl }));
 
   app.notFound((c) => problemResponse(c, 'not_found', `No route for ${c.req.method} ${c.req.path}.`));

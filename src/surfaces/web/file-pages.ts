@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { FilesService, VaultFile, VaultFileKind, VaultFileSummary } from '../../domains/files/index.ts';
+import type { GraphService } from '../../domains/graph/index.ts';
 import { canvasToOutline } from '../../domains/markdown/index.ts';
 import { KgateError, isKgateError } from '../../kernel/errors.ts';
 import type { HttpEnv } from '../http/context.ts';
@@ -7,12 +8,17 @@ import { fileResponseHeaders, presentationOf } from './file-serving.ts';
 import { filePageUrl, filePrefix, fileRawUrl, filesUrl } from './file-urls.ts';
 import { PAGE_HEADERS, html, sendPage, showDate, type SafeHtml } from './layout.ts';
 import { vaultNav, vaultOf, workspacePage, type WorkspaceDependencies } from './workspace-guard.ts';
-import { vaultUrl } from './workspace-urls.ts';
+import { noteUrl, vaultUrl } from './workspace-urls.ts';
 
 /** What the file pages need: the workspace's, and the files service (read through the person's own authority). */
 export interface FilePagesDependencies extends WorkspaceDependencies {
   files: FilesService;
+  /** The notes that link to a file or embed it, shown on its page. */
+  graph: Pick<GraphService, 'fileIncoming'>;
 }
+
+/** Notes that link to a file, listed on its page at most. */
+const BACKLINKS_LIMIT = 200;
 
 /** Files per page of the list. */
 const FILES_PAGE = 200;
@@ -102,6 +108,16 @@ function canvasOutline(file: VaultFile): SafeHtml {
   }
 }
 
+/** The notes that link to the file or embed it, each once, by path. */
+function backlinksSection(mappingId: string, backlinks: { incoming: ReadonlyArray<{ sourcePath: string }>; truncated: boolean }): SafeHtml {
+  const notes = [...new Set(backlinks.incoming.map((link) => link.sourcePath))];
+  return html`<section aria-labelledby="file-backlinks-h"><h2 id="file-backlinks-h">Notes that link here</h2>
+    ${notes.length === 0
+      ? html`<p class="muted">No note links to this file or embeds it.</p>`
+      : html`<ul>${notes.map((path) => html`<li><a href="${noteUrl(mappingId, path)}">${path}</a></li>`)}</ul>`}
+    ${backlinks.truncated ? html`<p class="warning">More notes may link here than are shown.</p>` : ''}</section>`;
+}
+
 /**
  * A vault's canvases and attachments in the workspace: `/workspace/vaults/{mappingId}/files` lists them, `/file/{path}`
  * shows one (an image, an audio player, a PDF link, a canvas's outline), `/raw/{path}` serves its bytes to the
@@ -145,6 +161,7 @@ export function filePages(deps: FilePagesDependencies): Hono<HttpEnv> {
       const vault = await vaultOf(call, c.req.param('mappingId') ?? '');
       const file = await deps.files.readFile(actor, vault.mappingId, filePathOf(c.req.path, vault.mappingId, 'file'));
       const folder = file.path.includes('/') ? file.path.slice(0, file.path.lastIndexOf('/')) : '';
+      const backlinks = await deps.graph.fileIncoming(actor, vault.mappingId, { path: file.path, limit: BACKLINKS_LIMIT });
       return allowOwnMedia(
         sendPage(c, {
           title: file.path.slice(file.path.lastIndexOf('/') + 1),
@@ -158,7 +175,8 @@ export function filePages(deps: FilePagesDependencies): Hono<HttpEnv> {
               <dt>Updated</dt><dd>${showDate(file.updatedAt)}</dd>
               <dt>Revision</dt><dd><code>${file.contentHash.slice(0, 15)}…</code></dd>
             </dl>
-            ${preview(vault.mappingId, file)}`,
+            ${preview(vault.mappingId, file)}
+            ${backlinksSection(vault.mappingId, backlinks)}`,
         }),
       );
     }),

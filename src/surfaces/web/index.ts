@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { AccountsService } from '../../domains/accounts/index.ts';
 import type { FilesService } from '../../domains/files/index.ts';
+import type { GraphService } from '../../domains/graph/index.ts';
 import type { KnowledgeService } from '../../domains/knowledge/index.ts';
 import type { OAuthService } from '../../domains/oauth/index.ts';
 import type { ConnectionsService, RemoteMappingsService, SyncService } from '../../domains/providers/index.ts';
@@ -102,6 +103,8 @@ export interface WebDependencies {
   educationRubrics?: EducationRubricsService;
   /** Canvases and attachments of hosted vaults: the vault's Files view, a file's page and its bytes (docs/workspace.md). */
   files?: FilesService | undefined;
+  /** The link graph, for a file's page (the notes that link to it). */
+  graph?: Pick<GraphService, 'fileIncoming'> | undefined;
 }
 
 /**
@@ -130,7 +133,7 @@ export function webPages(deps: WebDependencies): Hono<HttpEnv> {
   app.route('/', serveScripts([WORKSPACE_SCRIPT_ASSET, WEBMCP_ADAPTER, webmcpPolyfill()]));
   app.route('/', automationPages(deps));
   app.route('/', workspacePages(deps));
-  if (deps.files) app.route('/', filePages({ ...deps, files: deps.files }));
+  if (deps.files && deps.graph) app.route('/', filePages({ ...deps, files: deps.files, graph: deps.graph }));
   app.route('/', notePages(deps));
   app.route('/', eventPages(deps));
   app.route('/', trashPages(deps));
