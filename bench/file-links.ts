@@ -3,7 +3,8 @@
  * links and embeds name stored files by name (`![[diagram-17.png]]`, `[[spec-3.pdf]]`) in a vault that keeps many
  * files, on embedded PGlite and on server PostgreSQL. Measured with the name index of migration 0028 and, in the
  * same run on the same data, without it (the index dropped, then made again): the baseline is what every relations
- * read cost before, a scan of all of the vault's files.
+ * read cost before, a scan of all of the vault's files. Also a file's backlinks (the notes that link to it, shown
+ * on its workspace page) against a note's relations with as many backlinks.
  */
 import { createServices, type Services } from '../src/app/services.ts';
 import type { KgateEngine } from './search/kgate-engine.ts';
@@ -21,6 +22,10 @@ const NOTE_TARGETS = 10;
 const WARMUP = 10;
 const CALLS = 200;
 const NOTE_PATH = 'Bench/Linked files.md';
+/** Notes that each link to one stored file and to one note, for the backlinks rows. */
+const LINKERS = 50;
+const LINKED_FILE = 2;
+const TARGET_NOTE = 'Bench/Target.md';
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
 
 interface Row {
@@ -60,7 +65,13 @@ async function measureEngine(engine: KgateEngine): Promise<Row[]> {
     engine.mappingId,
     NOTE_TARGETS,
   ]);
-  await services.notes.importNotes(actor, engine.mappingId, [{ path: NOTE_PATH, content: noteText(notes.map((n) => n.path)) }]);
+  const linked = fileOf(LINKED_FILE).path;
+  const linkers = Array.from({ length: LINKERS }, (_, k) => ({ path: `Bench/Linkers/Linker ${k}.md`, content: `[[${linked.split('/').pop()}]] and [[Target]]\n` }));
+  await services.notes.importNotes(actor, engine.mappingId, [
+    { path: NOTE_PATH, content: noteText(notes.map((n) => n.path)) },
+    { path: TARGET_NOTE, content: '# Target\n' },
+    ...linkers,
+  ]);
   await engine.db.query('ANALYZE vault_files');
 
   const rows: Row[] = [];
@@ -78,10 +89,27 @@ async function measureEngine(engine: KgateEngine): Promise<Row[]> {
     }
     rows.push({ what, p50: percentile(samples, 50), p95: percentile(samples, 95) });
   };
-  await time('relations, with the file name index');
+  const timeBacklinks = async (what: string, read: () => Promise<number>) => {
+    const samples: number[] = [];
+    for (let k = 0; k < WARMUP + CALLS; k++) {
+      const at = performance.now();
+      const found = await read();
+      const took = performance.now() - at;
+      if (found !== LINKERS) throw new Error(`${what}: ${found} backlinks, not ${LINKERS}`);
+      if (k >= WARMUP) samples.push(took);
+    }
+    rows.push({ what, p50: percentile(samples, 50), p95: percentile(samples, 95) });
+  };
+  await timeBacklinks(`a note's relations, ${LINKERS} notes linking to it (baseline: note backlinks)`, async () =>
+    (await services.graph.relations(actor, engine.mappingId, { path: TARGET_NOTE })).incoming.length,
+  );
+  await timeBacklinks(`a file's backlinks, ${LINKERS} notes linking to it`, async () =>
+    (await services.graph.fileIncoming(actor, engine.mappingId, { path: linked })).incoming.length,
+  );
+  await time(`relations of a note with ${FILE_TARGETS} links and embeds of files by name and ${NOTE_TARGETS} note links, with the file name index`);
   await engine.db.query('DROP INDEX vault_files_vault_name_idx');
   try {
-    await time('relations, without it (baseline: every file of the vault scanned)');
+    await time('the same, without the index (baseline: every file of the vault scanned)');
   } finally {
     await engine.db.query("CREATE INDEX vault_files_vault_name_idx ON vault_files (vault_id, (substring(path_key from '[^/]*$')))");
   }
@@ -93,7 +121,7 @@ async function run(options: BenchmarkOptions): Promise<BenchmarkReport> {
   const { results, details, failures } = await onBothEngines('file-links', small, (engine) => measureEngine(engine));
   const whats = results[0]?.value.map((row) => row.what) ?? [];
   const table = [
-    `| Call (a note with ${FILE_TARGETS} links and embeds of files by name and ${NOTE_TARGETS} links to notes; ${count(FILES)} stored files) | ${results.map((r) => `${r.engine} p50 | ${r.engine} p95`).join(' | ')} |`,
+    `| Call (${count(FILES)} stored files in the vault) | ${results.map((r) => `${r.engine} p50 | ${r.engine} p95`).join(' | ')} |`,
     `|---|${results.map(() => '---:|---:').join('|')}|`,
     ...whats.map((what) => {
       const cells = results.map((r) => {
@@ -107,10 +135,12 @@ async function run(options: BenchmarkOptions): Promise<BenchmarkReport> {
     `In-process \`services.graph.relations\` on a vault of ${count(small.notes)} synthetic notes and ${count(FILES)} stored files (a third each PNG, ` +
       `PDF and canvas, in 100 folders, imported through the files service); ${WARMUP} warm-up calls, then ${CALLS} sequential calls per row. ` +
       `Every answer must resolve all ${FILE_TARGETS} file targets and ${NOTE_TARGETS} note links. The baseline drops the index of migration 0028 ` +
-      'in the same run and makes it again afterwards.',
+      `in the same run and makes it again afterwards. The backlinks rows: ${LINKERS} notes that each link to one stored file and to one note; ` +
+      "a file's backlinks are read as a note's incoming links are (candidates by name, each resolved from its note), so the note's relations " +
+      'are their baseline.',
   );
   for (const { engine, value } of results) {
-    const [indexed, scanned] = value;
+    const [, , indexed, scanned] = value;
     if (indexed && scanned) details.push('', `${engine}: the index makes the read ${fixed(scanned.p50 / indexed.p50, 1)} times faster at the median; without it the cost grows with the vault's files.`);
   }
   return { table, details, failures };
