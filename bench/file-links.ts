@@ -75,35 +75,33 @@ async function measureEngine(engine: KgateEngine): Promise<Row[]> {
   await engine.db.query('ANALYZE vault_files');
 
   const rows: Row[] = [];
-  const time = async (what: string) => {
+  /** Times `read` (WARMUP calls first), which throws when its answer is wrong. */
+  const timed = async (what: string, read: () => Promise<void>) => {
     const samples: number[] = [];
     for (let k = 0; k < WARMUP + CALLS; k++) {
       const at = performance.now();
+      await read();
+      if (k >= WARMUP) samples.push(performance.now() - at);
+    }
+    rows.push({ what, p50: percentile(samples, 50), p95: percentile(samples, 95) });
+  };
+  const backlinks = (what: string, count: () => Promise<number>) =>
+    timed(what, async () => {
+      const found = await count();
+      if (found !== LINKERS) throw new Error(`${what}: ${found} backlinks, not ${LINKERS}`);
+    });
+  const time = (what: string) =>
+    timed(what, async () => {
       const relations = await services.graph.relations(actor, engine.mappingId, { path: NOTE_PATH });
-      const took = performance.now() - at;
       const files = relations.embeds.filter((e) => e.file !== null).length + relations.fileLinks.length;
       if (files !== FILE_TARGETS || relations.outgoing.length !== NOTE_TARGETS) {
         throw new Error(`${what}: ${files} files and ${relations.outgoing.length} notes resolved, not ${FILE_TARGETS} and ${NOTE_TARGETS}`);
       }
-      if (k >= WARMUP) samples.push(took);
-    }
-    rows.push({ what, p50: percentile(samples, 50), p95: percentile(samples, 95) });
-  };
-  const timeBacklinks = async (what: string, read: () => Promise<number>) => {
-    const samples: number[] = [];
-    for (let k = 0; k < WARMUP + CALLS; k++) {
-      const at = performance.now();
-      const found = await read();
-      const took = performance.now() - at;
-      if (found !== LINKERS) throw new Error(`${what}: ${found} backlinks, not ${LINKERS}`);
-      if (k >= WARMUP) samples.push(took);
-    }
-    rows.push({ what, p50: percentile(samples, 50), p95: percentile(samples, 95) });
-  };
-  await timeBacklinks(`a note's relations, ${LINKERS} notes linking to it (baseline: note backlinks)`, async () =>
+    });
+  await backlinks(`a note's relations, ${LINKERS} notes linking to it (baseline: note backlinks)`, async () =>
     (await services.graph.relations(actor, engine.mappingId, { path: TARGET_NOTE })).incoming.length,
   );
-  await timeBacklinks(`a file's backlinks, ${LINKERS} notes linking to it`, async () =>
+  await backlinks(`a file's backlinks, ${LINKERS} notes linking to it`, async () =>
     (await services.graph.fileIncoming(actor, engine.mappingId, { path: linked })).incoming.length,
   );
   await time(`relations of a note with ${FILE_TARGETS} links and embeds of files by name and ${NOTE_TARGETS} note links, with the file name index`);
