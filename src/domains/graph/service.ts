@@ -99,14 +99,11 @@ function outgoingOf(links: readonly store.LinkRow[], sourcePath: string, resolve
 /** Where incoming links are looked for: the name keys they name, a note whose own links are left out, and the test. */
 interface IncomingSearch {
   nameKeys: readonly string[];
-  /** The note itself, whose links to itself are outgoing; undefined for a file. */
-  excludeNoteId: string | undefined;
+  /** The note itself, whose links to itself are outgoing; null for a file. */
+  excludeNoteId: string | null;
   /** Whether a candidate link, resolved from its own note, names what the search is for. */
   resolvesHere(target: string, sourcePath: string): boolean;
 }
-
-/** Stands for "no note" in the candidates query: no note has the nil UUID. */
-const NO_NOTE = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Links of other notes that resolve to a note or a file: candidates are read by the file name they name, in pages,
@@ -122,7 +119,7 @@ async function incomingOf(db: Database, vaultId: string, search: IncomingSearch,
     for (;;) {
       // Enough for the links still wanted, should they all resolve here; one more tells whether more exist.
       const pageSize = Math.min(CANDIDATE_PAGE, Math.max(limit - incoming.length + 1, MIN_CANDIDATE_PAGE), candidates - scanned + 1);
-      const rows = await store.listIncomingCandidates(db, vaultId, nameKey, search.excludeNoteId ?? NO_NOTE, after, pageSize);
+      const rows = await store.listIncomingCandidates(db, vaultId, nameKey, search.excludeNoteId, after, pageSize);
       for (const row of rows) {
         if (scanned === candidates) return { incoming, truncated: true };
         scanned += 1;
@@ -194,7 +191,7 @@ export function createGraphService(db: Database, vaults: VaultsService, options:
       const file = await fileNameResolver(db, mapping.vaultId, path);
       const here = {
         nameKeys: [targetNameKey(path)],
-        excludeNoteId: undefined,
+        excludeNoteId: null,
         resolvesHere: (target: string, sourcePath: string) => file(target, sourcePath)?.toLowerCase() === path.toLowerCase(),
       };
       const into = await incomingOf(db, mapping.vaultId, here, { limit, candidates });

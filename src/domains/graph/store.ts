@@ -80,14 +80,14 @@ export async function listLinksOf(sql: Sql, noteId: string): Promise<LinkRow[]> 
 }
 
 /**
- * One page of the links of other notes that name the file name `nameKey`, in (note id, ordinal) order after
- * `after`: a range of note_links_incoming_idx (migration 0005), no sort.
+ * One page of the links of other notes (of every note when `excludeNoteId` is null) that name the file name
+ * `nameKey`, in (note id, ordinal) order after `after`: a range of note_links_incoming_idx (migration 0005), no sort.
  */
 export async function listIncomingCandidates(
   sql: Sql,
   vaultId: string,
   nameKey: string,
-  excludeNoteId: string,
+  excludeNoteId: string | null,
   after: CandidateCursor | null,
   limit: number,
 ): Promise<CandidateRow[]> {
@@ -96,7 +96,7 @@ export async function listIncomingCandidates(
   return sql.query<CandidateRow>(
     `SELECT l.note_id, n.path AS source_path, ${LINK_COLUMNS}
        FROM note_links l JOIN notes n ON n.id = l.note_id
-      WHERE l.vault_id = $1 AND l.target_name_key = $2 AND l.note_id <> $3
+      WHERE l.vault_id = $1 AND l.target_name_key = $2 AND l.note_id IS DISTINCT FROM $3::uuid
         ${after ? 'AND (l.note_id, l.ordinal) > ($5::uuid, $6::int)' : ''}
       ORDER BY l.note_id, l.ordinal
       LIMIT $4`,
